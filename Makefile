@@ -1,0 +1,28 @@
+# upcc - unmapped page cache control.
+#
+#   make            build the userspace programs into build/ (upcd, upcc)
+#   make run        the main job: upcd with the defaults (dry run), then upcc status
+#   make check      every test: unit, integration, kernel (UML), end to end
+#   make kernel     fetch linux-source-6.12, apply kernel/patches, build UML
+#   make kernel-check  KUnit + functional suites on the patched UML kernel
+#   make bench      userspace backend benchmark (bench/)
+#   make bench-host the article's scenario under QEMU (bench/host/)
+#
+# Each concern keeps its rules in mk/*.mk; a fragment adds its test suites
+# to CHECK_SUITES (make targets that end on an "N passed, N failed" line).
+
+BUILD ?= build
+CHECK_SUITES :=
+
+.PHONY: all run check deps
+all:
+
+include mk/*.mk
+
+deps:
+	scripts/install-deps.sh
+
+# Suites run in order; a failing suite does not stop the next, and the last
+# line is the sum of every suite's "N passed, N failed".
+check: deps
+	scripts/run-suites.sh $(CHECK_SUITES)

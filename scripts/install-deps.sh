@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Install, with apt-get, every Debian package that the builds and tests need.
+# Cheap when all are present: apt is only called for what is missing.
+set -eu
+cd "$(dirname "$0")/.."
+. kernel/VERSION
+packages=(
+	build-essential bc bison flex libelf-dev libssl-dev python3 rsync cpio kmod
+	ccache e2fsprogs util-linux busybox-static
+	libcmocka-dev valgrind pkg-config
+	qemu-system-x86 qemu-utils
+	gnuplot-nox
+	"$package=$version"
+)
+missing=()
+for p in "${packages[@]}"; do
+	name=${p%%=*}
+	want=${p#*=}
+	have=$(dpkg-query -W -f='${Status} ${Version}' "$name" 2>/dev/null || true)
+	case "$have" in
+	"install ok installed"*) ;;
+	*) missing+=("$p"); continue ;;
+	esac
+	if [ "$want" != "$p" ] && [ "${have##* }" != "$want" ]; then
+		missing+=("$p")
+	fi
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "install-deps: installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q
+	apt-get install -y -q --no-install-recommends --allow-downgrades "${missing[@]}"
+fi

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * backend.h - how upcd acts: the mechanisms a stock kernel offers to drop
+ * clean, unmapped page cache, cold pages first.
+ *
+ * Every backend obeys the same rules: never unmap a mapped page, never start
+ * writeback of a dirty page, never swap.  A backend that cannot keep them on
+ * this kernel does not probe as usable.
+ */
+#ifndef UPCC_BACKEND_H
+#define UPCC_BACKEND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "scope.h"
+
+struct upcc_backend;
+
+/* What one reclaim call did. */
+struct upcc_action_result {
+	uint64_t requested_pages;
+	uint64_t reclaimed_pages;	/* measured drop in the scope's unmapped pages,
+					 * or the backend's own count where it has one */
+	uint64_t scanned_items;		/* files, regions: what the backend looked at */
+	uint64_t skipped_dirty;		/* files left alone because dirty/writeback */
+	uint64_t elapsed_usec;
+	int error;			/* 0 or a negative errno */
+};
+
+struct upcc_backend_ops {
+	const char *name;		/* "fadvise", "memcg", "damon", "dropcache" */
+	/*
+	 * Can this backend act on @scope on this kernel?  Fills @why (a short
+	 * human sentence for `upcc status`) either way.  0 if usable, else a
+	 * negative errno.  Must not change any system state.
+	 */
+	int (*probe)(const struct upcc_scope *scope, char *why, size_t why_len);
+	int (*init)(struct upcc_backend *backend, struct upcc_scope *scope);
+	/* Ask for @nr_pages of the scope's clean unmapped cache, coldest first. */
+	int (*reclaim)(struct upcc_backend *backend, struct upcc_scope *scope,
+		       uint64_t nr_pages, struct upcc_action_result *result);
+	void (*fini)(struct upcc_backend *backend);
+};
+
+struct upcc_backend {
+	const struct upcc_backend_ops *ops;
+	void *priv;
+	char why[256];			/* why this one was chosen (auto) */
+	bool dry_run;			/* decide and report, reclaim nothing */
+	bool allow_dropcache;		/* the crude baseline needs an explicit yes */
+};
+
+/* Look a backend up by name ("auto" is not one: see upcc_backend_select). */
+const struct upcc_backend_ops *upcc_backend_find(const char *name);
+
+/*
+ * Pick the backend for @scope: @name, or for "auto" the best that probes as
+ * usable, in the order the benchmark (bench/) measured as best.  Fills
+ * backend->why.  0 or a negative errno.
+ */
+int upcc_backend_select(struct upcc_backend *backend, const char *name,
+			struct upcc_scope *scope);
+
+#endif /* UPCC_BACKEND_H */

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * scope.h - what upcd controls: a set of page cache it can measure and act on.
+ *
+ * A scope is the whole system, one NUMA node, one cgroup v2, or one directory
+ * tree.  Each is measured the way the kernel's node_unmapped_file_pages()
+ * measures a node: file LRU pages minus mapped file pages, clamped at 0.
+ */
+#ifndef UPCC_SCOPE_H
+#define UPCC_SCOPE_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "policy.h"
+#include "size.h"
+
+enum upcc_scope_kind {
+	UPCC_SCOPE_SYSTEM,	/* /proc/meminfo */
+	UPCC_SCOPE_NODE,	/* /sys/devices/system/node/nodeN/meminfo */
+	UPCC_SCOPE_CGROUP,	/* <cgroup>/memory.stat */
+	UPCC_SCOPE_PATH,	/* the page cache of a directory tree's files */
+};
+
+/* One measurement of a scope, in pages. */
+struct upcc_sample {
+	uint64_t total_pages;		/* the scope's memory: what "%" is of */
+	uint64_t file_lru_pages;	/* Active(file) + Inactive(file) */
+	uint64_t mapped_pages;		/* Mapped / file_mapped */
+	uint64_t unmapped_pages;	/* upcc_unmapped_file_pages(file_lru, mapped) */
+	uint64_t dirty_pages;
+	uint64_t writeback_pages;
+	uint64_t free_pages;		/* MemFree where the scope has one, else 0 */
+};
+
+/* Per-scope settings, as the config file and command line give them. */
+struct upcc_scope_config {
+	struct upcc_amount target;	/* default: 1% (min_unmapped_ratio) */
+	struct upcc_amount trigger;	/* default: 16 x target */
+	bool trigger_is_ratio;		/* trigger given as "Nx" of target */
+	unsigned int trigger_ratio;	/* the N of "Nx"; default 16 */
+	unsigned int step_shift;	/* default 3: ask for excess >> 3 */
+	struct upcc_amount max_step;	/* cap per step; value 0 = none */
+};
+
+struct upcc_scope {
+	enum upcc_scope_kind kind;
+	char name[64];			/* "system", "node0", "cgroup:work", "path:/srv" */
+	int node_id;			/* UPCC_SCOPE_NODE */
+	char path[PATH_MAX];		/* cgroup directory or tree root */
+	bool cross_mounts;		/* UPCC_SCOPE_PATH: walk into other filesystems */
+	struct upcc_scope_config config;
+
+	/* Run-time state, owned by the daemon's control loop. */
+	struct upcc_policy policy;	/* config resolved against the last sample */
+	enum upcc_phase phase;
+	struct upcc_sample last;
+	uint64_t reclaimed_pages_total;	/* what actions reported dropping */
+	uint64_t actions_total;
+	uint64_t action_errors_total;
+	uint64_t action_usec_total;	/* wall time spent acting */
+};
+
+#endif /* UPCC_SCOPE_H */

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * size.h - amounts of memory as users write them: "655" pages, "64M" bytes
+ * (K, M, G, T suffixes, powers of 1024), or "1%" of a scope's memory.
+ */
+#ifndef UPCC_SIZE_H
+#define UPCC_SIZE_H
+
+#include <stdint.h>
+
+enum upcc_amount_unit {
+	UPCC_AMOUNT_PAGES,
+	UPCC_AMOUNT_BYTES,
+	UPCC_AMOUNT_PERCENT,	/* value is in hundredths of a percent: "1.5%" = 150 */
+};
+
+struct upcc_amount {
+	enum upcc_amount_unit unit;
+	uint64_t value;
+};
+
+/* Parse @text into @amount.  Returns 0, or -EINVAL (with *amount unchanged)
+ * for anything malformed, negative, out of range or with trailing junk.
+ */
+int upcc_amount_parse(const char *text, struct upcc_amount *amount);
+
+/* Resolve @amount to pages for a scope of @total_pages and @page_size bytes. */
+uint64_t upcc_amount_pages(const struct upcc_amount *amount, uint64_t total_pages,
+			   uint64_t page_size);
+
+#endif /* UPCC_SIZE_H */
