@@ -1,0 +1,21 @@
+# bench/: the workload programs (static, so a busybox-only guest can run
+# them) and `make bench`, the userspace backend benchmark.  Not a check
+# suite: it takes minutes and its figures are for docs/bench.md.
+
+BENCH_BUILD := $(BUILD)/bench
+BENCH_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -Isrc
+WORKLOAD := $(BENCH_BUILD)/workload
+
+.PHONY: bench bench-workload
+all: $(WORKLOAD)
+bench-workload: $(WORKLOAD)
+
+# policy.c is linked for upcc_unmapped_file_pages(): the sampler's unmapped
+# figure is the kernel's arithmetic, not a second copy of it.
+$(WORKLOAD): bench/workload.c src/policy.c src/policy.h
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) -static -o $@ bench/workload.c src/policy.c
+
+# BENCH_ARGS is passed through, e.g. make bench BENCH_ARGS="--seconds 30".
+bench: $(WORKLOAD)
+	bench/run.sh $(BENCH_ARGS)
