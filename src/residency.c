@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * residency.c - per-file page cache residency: cachestat(2), else mincore(2).
+ */
+#define _GNU_SOURCE
+#include "residency.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* Debian 12's headers predate cachestat: carry its ABI (include/uapi/linux/mman.h). */
+#ifndef __NR_cachestat
+#define __NR_cachestat 451	/* the same number on every architecture */
+#endif
+
+struct upcc_cachestat_range {
+	uint64_t off;
+	uint64_t len;		/* 0 = to the end of the file */
+};
+
+struct upcc_cachestat {
+	uint64_t nr_cache;
+	uint64_t nr_dirty;
+	uint64_t nr_writeback;
+	uint64_t nr_evicted;
+	uint64_t nr_recently_evicted;
+};
+
+/* mincore works on a window at a time so a huge file costs neither a huge
+ * address-space reservation nor a huge vector.
+ */
+#define MINCORE_WINDOW_BYTES	(256ull << 20)
+#define QUIET_MARGIN_SECONDS	30
+
+static long page_bytes(void)
+{
+	static long cached;
+
+	if (!cached)
+		cached = sysconf(_SC_PAGESIZE);
+	return cached;
+}
+
+static int cachestat_call(int fd, struct upcc_cachestat *cs)
+{
+	struct upcc_cachestat_range range = { 0, 0 };
+
+	if (syscall(__NR_cachestat, (unsigned int)fd, &range, cs, 0u) < 0)
+		return -errno;
+	return 0;
+}
+
+static enum upcc_residency_method probe_method(void)
+{
+	const char *forced = getenv("UPCC_RESIDENCY");
+	struct upcc_cachestat cs;
+
+	if (forced && strcmp(forced, "mincore") == 0)
+		return UPCC_RESIDENCY_MINCORE;
+	/* A bad fd tells the syscall apart from ENOSYS without any file. */
+	if (cachestat_call(-1, &cs) == -ENOSYS)
+		return UPCC_RESIDENCY_MINCORE;
+	return UPCC_RESIDENCY_CACHESTAT;
+}
+
+enum upcc_residency_method upcc_residency_method(void)
+{
+	static int method = -1;
+
+	if (method < 0)
+		method = probe_method();
+	return (enum upcc_residency_method)method;
+}
+
+const char *upcc_residency_method_name(enum upcc_residency_method method)
+{
+	return method == UPCC_RESIDENCY_CACHESTAT ? "cachestat" : "mincore";
+}
+
+static uint64_t pages_of(const struct stat *st)
+{
+	uint64_t size = st->st_size > 0 ? (uint64_t)st->st_size : 0;
+
+	return (size + (uint64_t)page_bytes() - 1) / (uint64_t)page_bytes();
+}
+
+static int residency_cachestat(int fd, struct upcc_residency *res)
+{
+	struct upcc_cachestat cs;
+	int err = cachestat_call(fd, &cs);
+
+	if (err)
+		return err;
+	res->cached_pages = cs.nr_cache;
+	res->dirty_pages = cs.nr_dirty;
+	res->writeback_pages = cs.nr_writeback;
+	res->evicted_pages = cs.nr_evicted;
+	res->recently_evicted_pages = cs.nr_recently_evicted;
+	res->state_known = true;
+	return 0;
+}
+
+/* Count resident pages in [off, off + len) of @fd; mmap does not fault. */
+static int mincore_window(int fd, uint64_t off, uint64_t len, unsigned char *vec,
+			  uint64_t *resident)
+{
+	uint64_t nr = (len + (uint64_t)page_bytes() - 1) / (uint64_t)page_bytes();
+	void *map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, (off_t)off);
+	int err = 0;
+
+	if (map == MAP_FAILED)
+		return -errno;
+	if (mincore(map, len, vec) < 0)
+		err = -errno;
+	for (uint64_t i = 0; !err && i < nr; i++)
+		*resident += vec[i] & 1;
+	munmap(map, len);
+	return err;
+}
+
+static int residency_mincore(int fd, const struct stat *st, struct upcc_residency *res)
+{
+	uint64_t size = st->st_size > 0 ? (uint64_t)st->st_size : 0;
+	unsigned char *vec;
+	int err = 0;
+
+	if (!size)
+		return 0;
+	vec = malloc(MINCORE_WINDOW_BYTES / (uint64_t)page_bytes());
+	if (!vec)
+		return -ENOMEM;
+	for (uint64_t off = 0; !err && off < size; off += MINCORE_WINDOW_BYTES) {
+		uint64_t len = size - off < MINCORE_WINDOW_BYTES ? size - off : MINCORE_WINDOW_BYTES;
+
+		err = mincore_window(fd, off, len, vec, &res->cached_pages);
+	}
+	free(vec);
+	return err;
+}
+
+int upcc_residency_fd(int fd, const struct stat *st, struct upcc_residency *res)
+{
+	int err;
+
+	memset(res, 0, sizeof(*res));
+	if (!S_ISREG(st->st_mode))
+		return -EINVAL;
+	res->file_pages = pages_of(st);
+	if (upcc_residency_method() == UPCC_RESIDENCY_CACHESTAT)
+		err = residency_cachestat(fd, res);
+	else
+		err = residency_mincore(fd, st, res);
+	if (err) {
+		memset(res, 0, sizeof(*res));
+		return err;
+	}
+	return 0;
+}
+
+static long read_centisecs(const char *path, long fallback)
+{
+	FILE *f = fopen(path, "re");
+	long value;
+
+	if (!f)
+		return fallback;
+	if (fscanf(f, "%ld", &value) != 1 || value < 0)
+		value = fallback;
+	fclose(f);
+	return value;
+}
+
+int64_t upcc_residency_quiet_seconds(void)
+{
+	const char *root = getenv("UPCC_PROC_ROOT");	/* tests only */
+	char path[512];
+	long expire, writeback;
+
+	snprintf(path, sizeof(path), "%s/proc/sys/vm/dirty_expire_centisecs", root ? root : "");
+	expire = read_centisecs(path, 3000);
+	snprintf(path, sizeof(path), "%s/proc/sys/vm/dirty_writeback_centisecs", root ? root : "");
+	writeback = read_centisecs(path, 500);
+	/* Periodic writeback off: old dirty data may stay dirty forever, so
+	 * age proves nothing and nothing may be evicted blind.
+	 */
+	if (writeback == 0)
+		return INT64_MAX;
+	return (expire + 2 * writeback) / 100 + QUIET_MARGIN_SECONDS;
+}
+
+bool upcc_residency_may_evict(const struct upcc_residency *res, const struct stat *st,
+			      int64_t now_sec)
+{
+	int64_t quiet, last_change;
+
+	if (res->state_known)
+		return res->dirty_pages == 0 && res->writeback_pages == 0;
+	/*
+	 * mincore cannot see dirty pages.  write(2) and the first write fault
+	 * on a shared mapping both update mtime/ctime, and the flusher writes
+	 * back anything dirty for longer than dirty_expire within one
+	 * dirty_writeback period: a file unchanged for longer than that has
+	 * no dirty pages left to start writeback on.
+	 */
+	quiet = upcc_residency_quiet_seconds();
+	if (quiet == INT64_MAX)
+		return false;
+	last_change = st->st_mtim.tv_sec > st->st_ctim.tv_sec ? st->st_mtim.tv_sec
+							       : st->st_ctim.tv_sec;
+	return now_sec - last_change > quiet;
+}

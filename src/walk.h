@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * walk.h - a tree walker that is safe to run as root on untrusted trees.
+ *
+ * It never follows a symlink, never opens anything but a regular file or a
+ * directory (so never a device, FIFO or socket), checks that what it opened
+ * is the inode it saw during the walk, stays on the root's filesystem unless
+ * told otherwise, skips pseudo and memory-backed filesystems, and holds one
+ * directory stream per level of a depth-capped descent: memory does not
+ * grow with the number of files.
+ */
+#ifndef UPCC_WALK_H
+#define UPCC_WALK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#define UPCC_WALK_DEFAULT_MAX_DEPTH	64
+
+/* Flags for opening a file found by a walk or named by a user. */
+#define UPCC_WALK_OPEN_FLAGS	(O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOATIME | O_CLOEXEC)
+
+struct upcc_walk_options {
+	bool cross_mounts;		/* descend into other (non-pseudo) filesystems */
+	unsigned int max_depth;		/* 0 = UPCC_WALK_DEFAULT_MAX_DEPTH */
+};
+
+struct upcc_walk_stats {
+	uint64_t files;			/* regular files handed to the callback */
+	uint64_t dirs;
+	uint64_t skipped_special;	/* symlinks, FIFOs, devices, sockets */
+	uint64_t skipped_mounts;	/* directories on another filesystem */
+	uint64_t skipped_pseudo;	/* directories on proc, tmpfs, ... */
+	uint64_t skipped_depth;
+	uint64_t skipped_raced;		/* changed between stat and open */
+	uint64_t errors;		/* unreadable entries (walk goes on) */
+};
+
+/*
+ * Called for each regular file with an fd opened read-only with
+ * UPCC_WALK_OPEN_FLAGS (the walker closes it afterwards), its fstat, and
+ * its path (root-prefixed).  Return 0 to go on, anything else to stop the
+ * walk with that value.
+ */
+typedef int (*upcc_walk_fn)(void *ctx, int fd, const struct stat *st, const char *path);
+
+/*
+ * Walk @root (a directory, or a single regular file).  Returns 0, the
+ * callback's stop value, or a negative errno if @root itself cannot be
+ * walked (-ENOTDIR for a special file, -EMEDIUMTYPE on a pseudo fs, ...).
+ */
+int upcc_walk(const char *root, const struct upcc_walk_options *options, upcc_walk_fn fn,
+	      void *ctx, struct upcc_walk_stats *stats);
+
+/* Open a regular file at @dirfd/@name safely: no symlink, no special file,
+ * and (if @expect is not NULL) the same dev/ino as @expect.  Fills @st.
+ * Returns the fd or a negative errno (-ELOOP symlink, -EINVAL not regular,
+ * -ESTALE a different inode).
+ */
+int upcc_open_regular(int dirfd, const char *name, const struct stat *expect, struct stat *st);
+
+/* Is @f_type (statfs) a pseudo or memory-backed filesystem we never walk? */
+bool upcc_fs_is_pseudo(int64_t f_type);
+
+#endif /* UPCC_WALK_H */
