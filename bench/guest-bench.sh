@@ -21,13 +21,16 @@ TRIGGER_KB=$5
 INTERVAL_MS=$6
 shift 6
 WL=$BIN/workload
+# Traces are written to tmpfs (anon LRU, so not part of what is measured)
+# and copied to OUTDIR (a hostfs share) once a mode is over.
+RAW=/tmp/bench
 MNT=/mnt/data
 CLK_TCK=100
 
 setup_guest() {
 	mountpoint -q /proc || mount -t proc proc /proc
 	mountpoint -q /sys || mount -t sysfs sysfs /sys
-	mkdir -p /sys/fs/cgroup "$MNT" /tmp "$OUT"
+	mkdir -p /sys/fs/cgroup "$MNT" /tmp "$OUT" "$RAW"
 	mountpoint -q /sys/fs/cgroup || mount -t cgroup2 none /sys/fs/cgroup
 	# tmpfs pages sit on the anon LRU: the guest's scratch files do not
 	# count as the file cache being measured.
@@ -65,11 +68,12 @@ kswapd_ticks() {
 	echo $total
 }
 
-# Reclaimed pages upcd reports in its Prometheus textfile (summed over
-# scopes); empty when the file or the counter is missing.
-metric_sum() {
-	awk -v m="$2" 'index($1, m) == 1 && $1 !~ /^#/ { s += $NF; n++ }
-		END { if (n) printf "%.0f\n", s }' "$1" 2>/dev/null
+# Reclaimed pages upcd reports in its state file, summed over scopes;
+# empty when the file is missing.
+state_reclaimed_pages() {
+	tr ',' '\n' < "$1" 2>/dev/null |
+		sed -n 's/^"reclaimed_pages_total":\([0-9]*\).*/\1/p' |
+		awk '{ s += $1; n++ } END { if (n) print s }'
 }
 
 start_control() {
@@ -79,23 +83,23 @@ start_control() {
 	case $mode in
 	none) ;;
 	drop_caches)
-		"$WL" dropper "$INTERVAL_MS" > "$OUT/$mode.control" 2>&1 &
+		"$WL" dropper "$INTERVAL_MS" > "$RAW/$mode.control" 2>&1 &
 		control_pid=$! ;;
 	fadvise)
 		"$BIN/upcd" --backend=fadvise --scope=path:$MNT $ctl_args \
-			--metrics=/tmp/metrics.prom > "$OUT/$mode.control" 2>&1 &
+			--state=/tmp/state.json --metrics=/tmp/metrics.prom > "$RAW/$mode.control" 2>&1 &
 		control_pid=$! ;;
 	dropcache)
 		"$BIN/upcd" --backend=dropcache --allow-dropcache --scope=system $ctl_args \
-			--metrics=/tmp/metrics.prom > "$OUT/$mode.control" 2>&1 &
+			--state=/tmp/state.json --metrics=/tmp/metrics.prom > "$RAW/$mode.control" 2>&1 &
 		control_pid=$! ;;
 	auto)
 		"$BIN/upcd" --scope=system $ctl_args \
-			--metrics=/tmp/metrics.prom > "$OUT/$mode.control" 2>&1 &
+			--state=/tmp/state.json --metrics=/tmp/metrics.prom > "$RAW/$mode.control" 2>&1 &
 		control_pid=$! ;;
 	*)
 		"$BIN/upcd" --backend=$mode --scope=system $ctl_args \
-			--metrics=/tmp/metrics.prom > "$OUT/$mode.control" 2>&1 &
+			--state=/tmp/state.json --metrics=/tmp/metrics.prom > "$RAW/$mode.control" 2>&1 &
 		control_pid=$! ;;
 	esac
 }
@@ -103,27 +107,27 @@ start_control() {
 run_mode() {
 	mode=$1
 	echo "bench: mode $mode"
-	rm -f /tmp/metrics.prom
+	rm -f /tmp/metrics.prom /tmp/state.json
 	sync
 	echo 3 > /proc/sys/vm/drop_caches
 	sleep 1
 
-	"$WL" maphold "$MNT/hot.map" > "$OUT/$mode.maphold" &
+	"$WL" maphold "$MNT/hot.map" > "$RAW/$mode.maphold" &
 	maphold_pid=$!
 	"$WL" hotset "$MNT/hot" --passes 1 > /dev/null	# warm the hot set
 	kdamond_before=$(kdamond_ticks)
 	kswapd_before=$(kswapd_ticks)
 	sampler_start_ms=$(uptime_ms)
-	"$WL" sampler 100 "$OUT/$mode.tsv" &
+	"$WL" sampler 100 "$RAW/$mode.tsv" &
 	sampler_pid=$!
 	start_control "$mode"
 	sleep 1
 
 	# The measured window: from the stream's start to its end.
-	echo "start_ms $(uptime_ms)" > "$OUT/$mode.info"
-	"$WL" hotset "$MNT/hot" --passes 1000000 > "$OUT/$mode.hotset" &
+	echo "start_ms $(uptime_ms)" > "$RAW/$mode.info"
+	"$WL" hotset "$MNT/hot" --passes 1000000 > "$RAW/$mode.hotset" &
 	hotset_pid=$!
-	"$WL" stream "$MNT/stream" > "$OUT/$mode.stream"
+	"$WL" stream "$MNT/stream" > "$RAW/$mode.stream"
 	end_ms=$(uptime_ms)
 	kill -TERM $hotset_pid
 	wait $hotset_pid
@@ -145,13 +149,15 @@ run_mode() {
 		echo "control_ticks $control_ticks"
 		echo "kdamond_ticks $kdamond_used"
 		echo "kswapd_ticks $kswapd_used"
-		echo "reclaimed_pages $(metric_sum /tmp/metrics.prom upcc_reclaimed_pages_total)"
-		echo "dropped_kb $(awk '$1 == "dropped_kb" { print $2 }' "$OUT/$mode.control")"
+		echo "reclaimed_pages $(state_reclaimed_pages /tmp/state.json)"
+		echo "dropped_kb $(awk '$1 == "dropped_kb" { print $2 }' "$RAW/$mode.control")"
 		echo "page_kb 4"
 		echo "sampler_start_ms $sampler_start_ms"
 		echo "end_ms $end_ms"
-	} >> "$OUT/$mode.info"
-	cp /tmp/metrics.prom "$OUT/$mode.prom" 2>/dev/null
+	} >> "$RAW/$mode.info"
+	cp /tmp/metrics.prom "$RAW/$mode.prom" 2>/dev/null
+	cp /tmp/state.json "$RAW/$mode.state" 2>/dev/null
+	cp "$RAW/$mode".* "$OUT/"
 }
 
 setup_guest

@@ -51,7 +51,9 @@ fi
 bindir=$work/bin
 mkdir -p "$bindir"
 cp "$repo/build/static/upcd" "$repo/build/static/upcc" \
-	"$repo/build/bench/workload" "$repo/tests/guest-backends/guest.sh" "$bindir/"
+	"$repo/build/bench/workload" "$bindir/"
 
-exec "$uml_run" --kernel "$kernel" --mem "$mem" --disk "$image" \
-	--share "$bindir" -- sh "$bindir/guest.sh" "$bindir" /dev/ubdb "$@"
+# The disk goes in copy-on-write: the guest's dirty file never reaches it.
+exec "$uml_run" --kernel "$kernel" --mem "$mem" --disk-cow "$image" \
+	--share "$bindir:/opt/upcc" --timeout 400 -- \
+	"$repo/tests/guest-backends/guest.sh" /opt/upcc /dev/ubda "$@"
