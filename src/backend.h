@@ -11,6 +11,7 @@
 #define UPCC_BACKEND_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "scope.h"
@@ -41,6 +42,14 @@ struct upcc_backend_ops {
 	int (*reclaim)(struct upcc_backend *backend, struct upcc_scope *scope,
 		       uint64_t nr_pages, struct upcc_action_result *result);
 	void (*fini)(struct upcc_backend *backend);
+	/*
+	 * The kernel mechanism may unmap cold mapped file pages (memcg's
+	 * memory.reclaim runs reclaim with may_unmap=1): it breaks "never
+	 * unmap", so auto never picks it; only an explicit name does.
+	 */
+	bool may_unmap;
+	/* Order for auto, lower first (see docs/backends.md for why). */
+	int auto_rank;
 };
 
 struct upcc_backend {
@@ -61,5 +70,37 @@ const struct upcc_backend_ops *upcc_backend_find(const char *name);
  */
 int upcc_backend_select(struct upcc_backend *backend, const char *name,
 			struct upcc_scope *scope);
+
+/* Every registered backend, NULL-terminated, in auto order. */
+extern const struct upcc_backend_ops *const upcc_backends[];
+
+/*
+ * The root the global backends prefix to /sys and /proc paths: "" on a real
+ * system; tests set UPCC_SYSFS_ROOT to a fake tree in a temp dir so the
+ * write sequences can be checked without touching the kernel.
+ */
+const char *upcc_backend_root(void);
+
+/* Build "<root><path>" into @buf; -ENAMETOOLONG if it does not fit. */
+int upcc_backend_path(char *buf, size_t len, const char *path);
+
+/* Write @value to the file at @path (no O_CREAT: sysfs files exist or the
+ * kernel lacks them).  Appends "path value" to $UPCC_BACKEND_LOG if set, so
+ * tests see the sequence.  0 or -errno (the kernel's error from write).
+ */
+int upcc_backend_write(const char *path, const char *value);
+
+/* Read a small file's first line, newline stripped.  0 or -errno. */
+int upcc_backend_read_line(const char *path, char *buf, size_t len);
+
+/* Kernel release as "major.minor" >= (@major, @minor)?  uname, or
+ * $UPCC_KERNEL_RELEASE in tests.
+ */
+bool upcc_kernel_at_least(unsigned int major, unsigned int minor);
+
+extern const struct upcc_backend_ops upcc_backend_fadvise;
+extern const struct upcc_backend_ops upcc_backend_memcg;
+extern const struct upcc_backend_ops upcc_backend_damon;
+extern const struct upcc_backend_ops upcc_backend_dropcache;
 
 #endif /* UPCC_BACKEND_H */

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * backend.c - the backend registry, auto selection, and the small file
+ * helpers the global backends share (root prefix for tests, logged writes).
+ */
+#define _GNU_SOURCE
+#include "backend.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+/*
+ * Auto order, by reasoning until bench/ measures it: damon first where the
+ * kernel has the filters that keep it to clean unmapped file pages (it
+ * knows real page accesses and needs no file walk); then fadvise (keeps
+ * every rule on any kernel, coldness from the inventory, but pays a walk);
+ * memcg is never auto (it may unmap); dropcache only when allowed, last.
+ */
+const struct upcc_backend_ops *const upcc_backends[] = {
+	&upcc_backend_damon,
+	&upcc_backend_fadvise,
+	&upcc_backend_memcg,
+	&upcc_backend_dropcache,
+	NULL,
+};
+
+const struct upcc_backend_ops *upcc_backend_find(const char *name)
+{
+	if (!name)
+		return NULL;
+	for (size_t i = 0; upcc_backends[i]; i++)
+		if (strcmp(upcc_backends[i]->name, name) == 0)
+			return upcc_backends[i];
+	return NULL;
+}
+
+static int start_backend(struct upcc_backend *backend, const struct upcc_backend_ops *ops,
+			 struct upcc_scope *scope)
+{
+	int err;
+
+	backend->ops = ops;
+	backend->priv = NULL;
+	err = ops->init ? ops->init(backend, scope) : 0;
+	if (err)
+		backend->ops = NULL;
+	return err;
+}
+
+static int select_named(struct upcc_backend *backend, const struct upcc_backend_ops *ops,
+			struct upcc_scope *scope)
+{
+	char why[sizeof(backend->why)];
+	int err;
+
+	if (ops == &upcc_backend_dropcache && !backend->allow_dropcache) {
+		snprintf(backend->why, sizeof(backend->why),
+			 "dropcache drops all clean cache, hot or cold: it needs allow_dropcache");
+		return -EPERM;
+	}
+	err = ops->probe(scope, why, sizeof(why));
+	if (err) {
+		snprintf(backend->why, sizeof(backend->why), "%s unusable: %.200s", ops->name, why);
+		return err;
+	}
+	err = start_backend(backend, ops, scope);
+	snprintf(backend->why, sizeof(backend->why), "%s by name: %.200s%s", ops->name, why,
+		 err ? " (but init failed)" : "");
+	return err;
+}
+
+/* Append "name (reason)" to the list of backends auto passed over. */
+static void note_skipped(char *skipped, size_t len, const char *name, const char *reason)
+{
+	size_t used = strlen(skipped);
+
+	/* Truncation is fine: it is a human summary; using the result tells
+	 * the compiler so.
+	 */
+	if (used + 4 < len &&
+	    snprintf(skipped + used, len - used, "%s%s (%s)", used ? "; " : "", name, reason) < 0)
+		skipped[used] = '\0';
+}
+
+static int select_auto(struct upcc_backend *backend, struct upcc_scope *scope)
+{
+	char why[sizeof(backend->why)], skipped[sizeof(backend->why)] = "";
+	int err = -ENOTSUP;
+
+	for (size_t i = 0; upcc_backends[i]; i++) {
+		const struct upcc_backend_ops *ops = upcc_backends[i];
+
+		if (ops->may_unmap) {
+			note_skipped(skipped, sizeof(skipped), ops->name, "may unmap");
+			continue;
+		}
+		if (ops == &upcc_backend_dropcache && !backend->allow_dropcache) {
+			note_skipped(skipped, sizeof(skipped), ops->name, "not allowed");
+			continue;
+		}
+		err = ops->probe(scope, why, sizeof(why));
+		if (err) {
+			note_skipped(skipped, sizeof(skipped), ops->name, why);
+			continue;
+		}
+		err = start_backend(backend, ops, scope);
+		if (err) {
+			note_skipped(skipped, sizeof(skipped), ops->name, "init failed");
+			continue;
+		}
+		snprintf(backend->why, sizeof(backend->why), "auto: %s: %.100s; passed over: %.100s",
+			 ops->name, why, *skipped ? skipped : "none");
+		return 0;
+	}
+	snprintf(backend->why, sizeof(backend->why), "auto: no backend keeps the rules here: %.200s",
+		 skipped);
+	return err ? err : -ENOTSUP;
+}
+
+int upcc_backend_select(struct upcc_backend *backend, const char *name,
+			struct upcc_scope *scope)
+{
+	const struct upcc_backend_ops *ops;
+
+	backend->ops = NULL;
+	backend->priv = NULL;
+	if (!name || strcmp(name, "auto") == 0)
+		return select_auto(backend, scope);
+	ops = upcc_backend_find(name);
+	if (!ops) {
+		snprintf(backend->why, sizeof(backend->why),
+			 "unknown backend '%.64s' (auto, fadvise, memcg, damon, dropcache)", name);
+		return -ENOENT;
+	}
+	return select_named(backend, ops, scope);
+}
+
+const char *upcc_backend_root(void)
+{
+	const char *root = getenv("UPCC_SYSFS_ROOT");
+
+	return root ? root : "";
+}
+
+int upcc_backend_path(char *buf, size_t len, const char *path)
+{
+	int n = snprintf(buf, len, "%s%s", upcc_backend_root(), path);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+static void log_write(const char *path, const char *value)
+{
+	const char *log_path = getenv("UPCC_BACKEND_LOG");
+	FILE *log;
+
+	if (!log_path)
+		return;
+	log = fopen(log_path, "ae");
+	if (!log)
+		return;
+	fprintf(log, "%s %s\n", path + strlen(upcc_backend_root()), value);
+	fclose(log);
+}
+
+int upcc_backend_write(const char *path, const char *value)
+{
+	size_t len = strlen(value);
+	ssize_t written;
+	int fd, err = 0;
+
+	log_write(path, value);
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* One write: sysfs and cgroupfs parse what a single write(2) gives them. */
+	written = write(fd, value, len);
+	if (written < 0)
+		err = -errno;
+	else if ((size_t)written != len)
+		err = -EIO;
+	if (close(fd) < 0 && !err)
+		err = -errno;
+	return err;
+}
+
+int upcc_backend_read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	int err = 0;
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, (int)len, f))
+		err = ferror(f) ? -EIO : -ENODATA;
+	else
+		buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+	return err;
+}
+
+bool upcc_kernel_at_least(unsigned int major, unsigned int minor)
+{
+	const char *release = getenv("UPCC_KERNEL_RELEASE");
+	struct utsname uts;
+	unsigned int have_major = 0, have_minor = 0;
+
+	if (!release) {
+		if (uname(&uts) < 0)
+			return false;
+		release = uts.release;
+	}
+	if (sscanf(release, "%u.%u", &have_major, &have_minor) != 2)
+		return false;
+	return have_major > major || (have_major == major && have_minor >= minor);
+}

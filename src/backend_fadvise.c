@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * backend_fadvise.c - POSIX_FADV_DONTNEED on clean, unmapped files of the
+ * scope's inventory, coldest first, until the requested pages are gone.
+ *
+ * The rules hold by construction: fadvise DONTNEED never drops a mapped page
+ * (invalidate_mapping_pages skips them) and mapped files are skipped anyway;
+ * files cachestat reports dirty or under writeback are skipped because
+ * DONTNEED would start writeback on them; nothing here touches anon memory.
+ */
+#define _GNU_SOURCE
+#include "backend.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <time.h>
+
+#include "inventory.h"
+#include "residency.h"
+#include "walk.h"
+
+static const char *inventory_root(const struct upcc_scope *scope)
+{
+	return scope->kind == UPCC_SCOPE_PATH ? scope->path : "/";
+}
+
+static int probe_path(const char *path, char *why, size_t why_len)
+{
+	struct statfs sfs;
+	struct stat st;
+
+	if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		snprintf(why, why_len, "%.200s is not a directory", path);
+		return -ENOTDIR;
+	}
+	if (statfs(path, &sfs) < 0 || upcc_fs_is_pseudo((int64_t)sfs.f_type)) {
+		snprintf(why, why_len, "%.200s is on a pseudo or memory-backed filesystem", path);
+		return -EMEDIUMTYPE;
+	}
+	return 0;
+}
+
+static int fadvise_probe(const struct upcc_scope *scope, char *why, size_t why_len)
+{
+	enum upcc_residency_method method = upcc_residency_method();
+	int err;
+
+	if (scope->kind == UPCC_SCOPE_CGROUP) {
+		snprintf(why, why_len, "a file's pages cannot be aimed at one cgroup");
+		return -ENOTSUP;
+	}
+	err = probe_path(inventory_root(scope), why, why_len);
+	if (err)
+		return err;
+	snprintf(why, why_len, "DONTNEED on clean unmapped files, coldest first (%s%s%s)",
+		 upcc_residency_method_name(method),
+		 method == UPCC_RESIDENCY_MINCORE ? ": dirty state by file age" : "",
+		 scope->kind == UPCC_SCOPE_NODE ? "; not node-aimed" : "");
+	return 0;
+}
+
+static int fadvise_init(struct upcc_backend *backend, struct upcc_scope *scope)
+{
+	struct upcc_inventory *inv = calloc(1, sizeof(*inv));
+	bool cross = scope->kind == UPCC_SCOPE_PATH ? scope->cross_mounts : true;
+	int err;
+
+	if (!inv)
+		return -ENOMEM;
+	err = upcc_inventory_init(inv, inventory_root(scope), cross, 0);
+	if (err) {
+		free(inv);
+		return err;
+	}
+	backend->priv = inv;
+	return 0;
+}
+
+static uint64_t usec_since(const struct timespec *start)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (uint64_t)(now.tv_sec - start->tv_sec) * 1000000u +
+	       (uint64_t)((now.tv_nsec - start->tv_nsec) / 1000);
+}
+
+/* Drop files from @order until @nr_pages are gone; fills @result. */
+static void evict_in_order(struct upcc_backend *backend, struct upcc_inventory *inv,
+			   struct upcc_inventory_entry **order, size_t count, uint64_t nr_pages,
+			   struct upcc_action_result *result)
+{
+	for (size_t i = 0; i < count && result->reclaimed_pages < nr_pages; i++) {
+		struct upcc_evict_result evicted;
+
+		result->scanned_items++;
+		if (backend->dry_run)
+			continue;	/* the count of files it would look at is the report */
+		if (upcc_inventory_evict(inv, order[i], &evicted))
+			continue;	/* gone or replaced since the walk: not ours to touch */
+		if (evicted.skipped_dirty)
+			result->skipped_dirty++;
+		if (evicted.before_pages > evicted.after_pages)
+			result->reclaimed_pages += evicted.before_pages - evicted.after_pages;
+	}
+}
+
+static int fadvise_reclaim(struct upcc_backend *backend, struct upcc_scope *scope,
+			   uint64_t nr_pages, struct upcc_action_result *result)
+{
+	struct upcc_inventory *inv = backend->priv;
+	struct upcc_inventory_entry **order;
+	struct timespec start;
+	size_t count;
+	int err;
+
+	(void)scope;
+	memset(result, 0, sizeof(*result));
+	result->requested_pages = nr_pages;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	err = upcc_inventory_refresh(inv);
+	if (!err && inv->count) {
+		order = malloc(inv->count * sizeof(*order));
+		if (!order) {
+			err = -ENOMEM;
+		} else {
+			count = upcc_inventory_coldest(inv, order, inv->count);
+			evict_in_order(backend, inv, order, count, nr_pages, result);
+			free(order);
+		}
+	}
+	result->elapsed_usec = usec_since(&start);
+	result->error = err;
+	return err;
+}
+
+static void fadvise_fini(struct upcc_backend *backend)
+{
+	struct upcc_inventory *inv = backend->priv;
+
+	if (inv) {
+		upcc_inventory_fini(inv);
+		free(inv);
+	}
+	backend->priv = NULL;
+}
+
+const struct upcc_backend_ops upcc_backend_fadvise = {
+	.name = "fadvise",
+	.probe = fadvise_probe,
+	.init = fadvise_init,
+	.reclaim = fadvise_reclaim,
+	.fini = fadvise_fini,
+	.may_unmap = false,
+	.auto_rank = 1,
+};

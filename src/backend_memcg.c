@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * backend_memcg.c - cgroup v2 memory.reclaim, "<bytes> swappiness=0".
+ *
+ * What the kernel does with it (mm/memcontrol.c memory_reclaim(), 6.12):
+ * try_to_free_mem_cgroup_pages() with may_writepage = !laptop_mode and
+ * may_unmap = 1.  Dirty file folios are still never written from it:
+ * shrink_folio_list() leaves filesystem writeback to kswapd, so a user
+ * task's proactive reclaim only marks them for reclaim and activates them.
+ * Anon is never swapped with swappiness=0 (get_scan_count scans file only
+ * for cgroup reclaim with swappiness 0), nor without swap at all.  But
+ * may_unmap = 1: cold, unreferenced mapped file pages can be unmapped and
+ * dropped.  That breaks "never unmap", so auto never picks this backend;
+ * it runs only when named.  See docs/backends.md.
+ */
+#define _GNU_SOURCE
+#include "backend.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "stats.h"
+
+struct memcg_priv {
+	char reclaim_path[PATH_MAX];
+	char stat_path[PATH_MAX];
+	bool swappiness_key;	/* the kernel takes "swappiness=" */
+};
+
+static int cgroup_dir(const struct upcc_scope *scope, char *buf, size_t len)
+{
+	if (scope->kind == UPCC_SCOPE_SYSTEM)
+		return upcc_backend_path(buf, len, "/sys/fs/cgroup");
+	if (scope->kind == UPCC_SCOPE_CGROUP)
+		return upcc_backend_path(buf, len, scope->path);
+	return -ENOTSUP;
+}
+
+static int file_in(char *buf, size_t len, const char *dir, const char *name)
+{
+	int n = snprintf(buf, len, "%s/%s", dir, name);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+/* SwapTotal in kB from meminfo; stats.h does not carry it.  -1 if unknown. */
+static long long swap_total_kb(void)
+{
+	char path[PATH_MAX], line[256];
+	long long kb = -1;
+	FILE *f;
+
+	if (upcc_backend_path(path, sizeof(path), "/proc/meminfo"))
+		return -1;
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "SwapTotal: %lld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+static int memcg_probe(const struct upcc_scope *scope, char *why, size_t why_len)
+{
+	char dir[PATH_MAX], file[PATH_MAX + 32];
+
+	if (cgroup_dir(scope, dir, sizeof(dir))) {
+		snprintf(why, why_len, "memory.reclaim acts on a cgroup or the whole system only");
+		return -ENOTSUP;
+	}
+	if (file_in(file, sizeof(file), dir, "memory.reclaim") || access(file, F_OK) < 0) {
+		snprintf(why, why_len, "no memory.reclaim (cgroup v2 with memory controller, 5.19+)");
+		return -ENOENT;
+	}
+	snprintf(why, why_len, "memory.reclaim swappiness=0%s; may unmap cold mapped file pages",
+		 swap_total_kb() == 0 ? " (no swap configured)" : "");
+	return 0;
+}
+
+static int memcg_init(struct upcc_backend *backend, struct upcc_scope *scope)
+{
+	struct memcg_priv *priv = calloc(1, sizeof(*priv));
+	char dir[PATH_MAX];
+	int err;
+
+	if (!priv)
+		return -ENOMEM;
+	err = cgroup_dir(scope, dir, sizeof(dir));
+	if (!err)
+		err = file_in(priv->reclaim_path, sizeof(priv->reclaim_path), dir, "memory.reclaim");
+	if (!err)
+		err = file_in(priv->stat_path, sizeof(priv->stat_path), dir, "memory.stat");
+	if (err) {
+		free(priv);
+		return err;
+	}
+	priv->swappiness_key = true;	/* until the kernel says otherwise */
+	backend->priv = priv;
+	return 0;
+}
+
+static int64_t file_bytes(const struct memcg_priv *priv)
+{
+	struct upcc_memstat stat;
+
+	if (upcc_memstat_read(priv->stat_path, &stat) || !UPCC_HAS(&stat, UPCC_MS_FILE))
+		return -1;
+	return (int64_t)stat.bytes[UPCC_MS_FILE];
+}
+
+/*
+ * Write the request.  A kernel without the swappiness key answers EINVAL
+ * before reclaiming anything; then the plain form is only safe (never
+ * swap) when there is no swap at all.
+ */
+static int write_request(struct memcg_priv *priv, uint64_t bytes)
+{
+	char request[64];
+	int err;
+
+	if (priv->swappiness_key) {
+		snprintf(request, sizeof(request), "%llu swappiness=0", (unsigned long long)bytes);
+		err = upcc_backend_write(priv->reclaim_path, request);
+		if (err != -EINVAL)
+			return err;
+		priv->swappiness_key = false;
+	}
+	if (swap_total_kb() != 0)
+		return -EOPNOTSUPP;	/* could swap anon: refuse */
+	snprintf(request, sizeof(request), "%llu", (unsigned long long)bytes);
+	return upcc_backend_write(priv->reclaim_path, request);
+}
+
+static int memcg_reclaim(struct upcc_backend *backend, struct upcc_scope *scope,
+			 uint64_t nr_pages, struct upcc_action_result *result)
+{
+	struct memcg_priv *priv = backend->priv;
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	struct timespec start, end;
+	int64_t before, after;
+	int err = 0;
+
+	(void)scope;
+	memset(result, 0, sizeof(*result));
+	result->requested_pages = nr_pages;
+	if (backend->dry_run || !nr_pages)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	before = file_bytes(priv);
+	err = write_request(priv, nr_pages * page);
+	if (err == -EAGAIN)
+		err = 0;	/* reclaimed less than asked: the measurement says how much */
+	after = file_bytes(priv);
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	if (before >= 0 && after >= 0 && before > after)
+		result->reclaimed_pages = (uint64_t)(before - after) / page;
+	result->scanned_items = 1;
+	result->elapsed_usec = (uint64_t)(end.tv_sec - start.tv_sec) * 1000000u +
+			       (uint64_t)((end.tv_nsec - start.tv_nsec) / 1000);
+	result->error = err;
+	return err;
+}
+
+static void memcg_fini(struct upcc_backend *backend)
+{
+	free(backend->priv);
+	backend->priv = NULL;
+}
+
+const struct upcc_backend_ops upcc_backend_memcg = {
+	.name = "memcg",
+	.probe = memcg_probe,
+	.init = memcg_init,
+	.reclaim = memcg_reclaim,
+	.fini = memcg_fini,
+	.may_unmap = true,
+	.auto_rank = 2,
+};

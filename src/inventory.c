@@ -1,0 +1,540 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * inventory.c - bounded table of cached files, the mapped-file set, safe
+ * per-file eviction, and the path scope's sample.
+ */
+#define _GNU_SOURCE
+#include "inventory.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "stats.h"
+
+/* ---- the mapped-file set ------------------------------------------------ */
+
+static int mapped_set_add(struct upcc_mapped_set *set, dev_t dev, ino_t ino)
+{
+	if (set->count == set->capacity) {
+		size_t capacity = set->capacity ? set->capacity * 2 : 256;
+		struct upcc_file_id *ids = realloc(set->ids, capacity * sizeof(*ids));
+
+		if (!ids)
+			return -ENOMEM;
+		set->ids = ids;
+		set->capacity = capacity;
+	}
+	set->ids[set->count].dev = dev;
+	set->ids[set->count].ino = ino;
+	set->count++;
+	return 0;
+}
+
+/* "start-end perms offset MAJ:MIN inode [path]": take dev and inode. */
+static int parse_maps_line(const char *line, dev_t *dev, ino_t *ino)
+{
+	unsigned int major, minor;
+	unsigned long long inode;
+
+	if (sscanf(line, "%*s %*s %*s %x:%x %llu", &major, &minor, &inode) != 3)
+		return -EINVAL;
+	*dev = makedev(major, minor);
+	*ino = (ino_t)inode;
+	return inode ? 0 : -ENOENT;	/* inode 0: anonymous, heap, stack */
+}
+
+int upcc_mapped_set_parse(struct upcc_mapped_set *set, const char *text)
+{
+	while (text && *text) {
+		const char *eol = strchr(text, '\n');
+		dev_t dev;
+		ino_t ino;
+
+		if (parse_maps_line(text, &dev, &ino) == 0 && mapped_set_add(set, dev, ino))
+			return -ENOMEM;
+		text = eol ? eol + 1 : NULL;
+	}
+	return 0;
+}
+
+static int compare_file_id(const void *a, const void *b)
+{
+	const struct upcc_file_id *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return 0;
+}
+
+void upcc_mapped_set_finish(struct upcc_mapped_set *set)
+{
+	size_t kept = 0;
+
+	if (!set->count)
+		return;
+	qsort(set->ids, set->count, sizeof(*set->ids), compare_file_id);
+	for (size_t i = 1; i < set->count; i++)
+		if (compare_file_id(&set->ids[kept], &set->ids[i]))
+			set->ids[++kept] = set->ids[i];
+	set->count = kept + 1;
+}
+
+bool upcc_mapped_set_has(const struct upcc_mapped_set *set, dev_t dev, ino_t ino)
+{
+	struct upcc_file_id key = { dev, ino };
+
+	return set->count &&
+	       bsearch(&key, set->ids, set->count, sizeof(key), compare_file_id) != NULL;
+}
+
+void upcc_mapped_set_free(struct upcc_mapped_set *set)
+{
+	free(set->ids);
+	memset(set, 0, sizeof(*set));
+}
+
+/* Stream one maps file: a big process has more maps than any fixed buffer. */
+static int load_maps_file(struct upcc_mapped_set *set, const char *path)
+{
+	FILE *f = fopen(path, "re");
+	char *line = NULL;
+	size_t line_len = 0;
+	int err = 0;
+
+	if (!f)
+		return 0;	/* the process exited, or is not ours to read */
+	while (!err && getline(&line, &line_len, f) > 0) {
+		dev_t dev;
+		ino_t ino;
+
+		if (parse_maps_line(line, &dev, &ino) == 0)
+			err = mapped_set_add(set, dev, ino);
+	}
+	free(line);
+	fclose(f);
+	return err;
+}
+
+static bool is_pid_name(const char *name)
+{
+	if (!*name)
+		return false;
+	for (; *name; name++)
+		if (!isdigit((unsigned char)*name))
+			return false;
+	return true;
+}
+
+int upcc_mapped_set_load(struct upcc_mapped_set *set)
+{
+	const char *root = getenv("UPCC_PROC_ROOT");
+	char dir_path[PATH_MAX], path[PATH_MAX + 300];
+	struct dirent *entry;
+	DIR *dir;
+	int err = 0;
+
+	set->count = 0;
+	snprintf(dir_path, sizeof(dir_path), "%s/proc", root ? root : "");
+	dir = opendir(dir_path);
+	if (!dir)
+		return -errno;
+	while (!err && (entry = readdir(dir)) != NULL) {
+		if (!is_pid_name(entry->d_name))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/maps", dir_path, entry->d_name);
+		err = load_maps_file(set, path);
+	}
+	closedir(dir);
+	upcc_mapped_set_finish(set);
+	return err;
+}
+
+/* ---- per-file eviction -------------------------------------------------- */
+
+static int64_t now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec;
+}
+
+int upcc_evict_fd(int fd, const struct stat *st, const struct upcc_mapped_set *mapped,
+		  struct upcc_evict_result *result)
+{
+	struct upcc_residency res;
+	int err;
+
+	memset(result, 0, sizeof(*result));
+	err = upcc_residency_fd(fd, st, &res);
+	if (err)
+		return err;
+	result->before_pages = result->after_pages = res.cached_pages;
+	if (mapped && upcc_mapped_set_has(mapped, st->st_dev, st->st_ino)) {
+		result->skipped_mapped = true;
+		return 0;
+	}
+	/* DONTNEED on a dirty range starts writeback of it (mm/fadvise.c):
+	 * the control never does that, so dirty files are left whole.
+	 */
+	if (!upcc_residency_may_evict(&res, st, now_seconds())) {
+		result->skipped_dirty = true;
+		return 0;
+	}
+	if (!res.cached_pages)
+		return 0;
+	err = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	if (err)
+		return -err;
+	err = upcc_residency_fd(fd, st, &res);
+	if (err)
+		return err;
+	result->after_pages = res.cached_pages;
+	return 0;
+}
+
+/* ---- the table ---------------------------------------------------------- */
+
+static size_t hash_id(dev_t dev, ino_t ino)
+{
+	uint64_t h = ((uint64_t)dev * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)ino * 0xc2b2ae3d27d4eb4full);
+
+	return (size_t)(h ^ (h >> 29));
+}
+
+static size_t slot_of(const struct upcc_inventory *inv, dev_t dev, ino_t ino)
+{
+	size_t mask = inv->nr_slots - 1;
+	size_t slot = hash_id(dev, ino) & mask;
+
+	for (;;) {
+		uint32_t index = inv->slots[slot];
+
+		if (!index)
+			return slot;
+		if (inv->entries[index - 1].dev == dev && inv->entries[index - 1].ino == ino)
+			return slot;
+		slot = (slot + 1) & mask;
+	}
+}
+
+static void rebuild_index(struct upcc_inventory *inv)
+{
+	memset(inv->slots, 0, inv->nr_slots * sizeof(*inv->slots));
+	for (size_t i = 0; i < inv->count; i++) {
+		struct upcc_inventory_entry *e = &inv->entries[i];
+
+		inv->slots[slot_of(inv, e->dev, e->ino)] = (uint32_t)(i + 1);
+	}
+}
+
+int upcc_inventory_init(struct upcc_inventory *inv, const char *root, bool cross_mounts,
+			size_t capacity)
+{
+	memset(inv, 0, sizeof(*inv));
+	if (!root || strlen(root) >= sizeof(inv->root))
+		return -EINVAL;
+	if (!capacity)
+		capacity = UPCC_INVENTORY_DEFAULT_CAPACITY;
+	if (capacity > (1u << 30))
+		return -EINVAL;
+	strcpy(inv->root, root);
+	inv->walk_options.cross_mounts = cross_mounts;
+	inv->capacity = capacity;
+	inv->nr_slots = 1;
+	while (inv->nr_slots < 2 * capacity)
+		inv->nr_slots <<= 1;
+	inv->entries = calloc(capacity, sizeof(*inv->entries));
+	inv->slots = calloc(inv->nr_slots, sizeof(*inv->slots));
+	if (!inv->entries || !inv->slots) {
+		upcc_inventory_fini(inv);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void upcc_inventory_fini(struct upcc_inventory *inv)
+{
+	for (size_t i = 0; i < inv->count; i++)
+		free(inv->entries[i].path);
+	free(inv->entries);
+	free(inv->slots);
+	upcc_mapped_set_free(&inv->mapped);
+	memset(inv, 0, sizeof(*inv));
+}
+
+static int compare_by_cached_desc(const void *a, const void *b)
+{
+	const struct upcc_inventory_entry *x = a, *y = b;
+
+	if (x->cached_pages != y->cached_pages)
+		return x->cached_pages > y->cached_pages ? -1 : 1;
+	return 0;
+}
+
+/* Full: keep the half that holds the most cache, forget the rest. */
+static void shed_smallest_half(struct upcc_inventory *inv)
+{
+	size_t keep = inv->capacity / 2;
+
+	qsort(inv->entries, inv->count, sizeof(*inv->entries), compare_by_cached_desc);
+	for (size_t i = keep; i < inv->count; i++) {
+		free(inv->entries[i].path);
+		inv->entries[i].path = NULL;
+	}
+	inv->dropped_full += inv->count - keep;
+	inv->count = keep;
+	rebuild_index(inv);
+}
+
+static void update_coldness(struct upcc_inventory_entry *e, const struct upcc_residency *res,
+			    int64_t atime_sec)
+{
+	if (res->cached_pages > e->cached_pages || atime_sec > e->atime_sec)
+		e->idle_scans = 0;
+	else if (e->idle_scans < UINT32_MAX)
+		e->idle_scans++;
+}
+
+static int add_entry(struct upcc_inventory *inv, dev_t dev, ino_t ino, const char *path,
+		     struct upcc_inventory_entry **out)
+{
+	struct upcc_inventory_entry *e;
+	char *copy;
+
+	if (inv->count == inv->capacity)
+		shed_smallest_half(inv);
+	copy = strdup(path);
+	if (!copy)
+		return -ENOMEM;
+	e = &inv->entries[inv->count];
+	memset(e, 0, sizeof(*e));
+	e->dev = dev;
+	e->ino = ino;
+	e->path = copy;
+	inv->count++;
+	inv->slots[slot_of(inv, dev, ino)] = (uint32_t)inv->count;
+	*out = e;
+	return 0;
+}
+
+int upcc_inventory_note(struct upcc_inventory *inv, dev_t dev, ino_t ino, const char *path,
+			const struct upcc_residency *res, int64_t atime_sec, bool mapped)
+{
+	uint32_t index = inv->slots[slot_of(inv, dev, ino)];
+	struct upcc_inventory_entry *e;
+	int err;
+
+	if (!index && !res->cached_pages)
+		return 0;	/* nothing cached: nothing to remember */
+	if (index) {
+		e = &inv->entries[index - 1];
+		update_coldness(e, res, atime_sec);
+		if (strcmp(e->path, path)) {	/* renamed, or a second link */
+			char *copy = strdup(path);
+
+			if (!copy)
+				return -ENOMEM;
+			free(e->path);
+			e->path = copy;
+		}
+	} else {
+		err = add_entry(inv, dev, ino, path, &e);
+		if (err)
+			return err;
+	}
+	e->cached_pages = res->cached_pages;
+	e->file_pages = res->file_pages;
+	e->atime_sec = atime_sec;
+	e->mapped = mapped;
+	e->seen_scan = inv->scan;
+	return 0;
+}
+
+/* Forget files the last walk did not see (deleted, moved out) or that hold
+ * no cache any more.
+ */
+static void drop_stale(struct upcc_inventory *inv)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < inv->count; i++) {
+		struct upcc_inventory_entry *e = &inv->entries[i];
+
+		if (e->seen_scan != inv->scan || !e->cached_pages) {
+			free(e->path);
+			continue;
+		}
+		inv->entries[kept++] = *e;
+	}
+	inv->count = kept;
+	rebuild_index(inv);
+}
+
+static uint64_t elapsed_usec(const struct timespec *start)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (uint64_t)(now.tv_sec - start->tv_sec) * 1000000u +
+	       (uint64_t)((now.tv_nsec - start->tv_nsec) / 1000);
+}
+
+static void add_totals(struct upcc_inventory_totals *totals, const struct upcc_residency *res,
+		       bool mapped)
+{
+	totals->files++;
+	totals->cached_pages += res->cached_pages;
+	totals->dirty_pages += res->dirty_pages;
+	totals->writeback_pages += res->writeback_pages;
+	if (mapped)
+		totals->mapped_pages += res->cached_pages;
+}
+
+static int refresh_one(void *ctx, int fd, const struct stat *st, const char *path)
+{
+	struct upcc_inventory *inv = ctx;
+	struct upcc_residency res;
+	bool mapped;
+
+	if (upcc_residency_fd(fd, st, &res))
+		return 0;	/* unreadable: leave it out, keep walking */
+	mapped = upcc_mapped_set_has(&inv->mapped, st->st_dev, st->st_ino);
+	add_totals(&inv->last, &res, mapped);
+	return upcc_inventory_note(inv, st->st_dev, st->st_ino, path, &res, st->st_atim.tv_sec,
+				   mapped);
+}
+
+int upcc_inventory_refresh(struct upcc_inventory *inv)
+{
+	struct timespec start;
+	int err;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	memset(&inv->last, 0, sizeof(inv->last));
+	err = upcc_mapped_set_load(&inv->mapped);
+	if (err)
+		return err;
+	inv->scan++;
+	err = upcc_walk(inv->root, &inv->walk_options, refresh_one, inv, &inv->last.walk);
+	if (err)
+		return err < 0 ? err : -EIO;
+	drop_stale(inv);
+	inv->last.elapsed_usec = elapsed_usec(&start);
+	return 0;
+}
+
+static int compare_coldest(const void *a, const void *b)
+{
+	const struct upcc_inventory_entry *x = *(struct upcc_inventory_entry *const *)a;
+	const struct upcc_inventory_entry *y = *(struct upcc_inventory_entry *const *)b;
+
+	if (x->idle_scans != y->idle_scans)
+		return x->idle_scans > y->idle_scans ? -1 : 1;
+	if (x->atime_sec != y->atime_sec)
+		return x->atime_sec < y->atime_sec ? -1 : 1;
+	if (x->cached_pages != y->cached_pages)
+		return x->cached_pages > y->cached_pages ? -1 : 1;
+	return 0;
+}
+
+size_t upcc_inventory_coldest(struct upcc_inventory *inv, struct upcc_inventory_entry **order,
+			      size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < inv->count && n < max; i++) {
+		struct upcc_inventory_entry *e = &inv->entries[i];
+
+		if (e->cached_pages && !e->mapped)
+			order[n++] = e;
+	}
+	qsort(order, n, sizeof(*order), compare_coldest);
+	return n;
+}
+
+int upcc_inventory_evict(struct upcc_inventory *inv, struct upcc_inventory_entry *entry,
+			 struct upcc_evict_result *result)
+{
+	struct stat expect = { 0 }, st;
+	int fd, err;
+
+	memset(result, 0, sizeof(*result));
+	expect.st_dev = entry->dev;
+	expect.st_ino = entry->ino;
+	fd = upcc_open_regular(AT_FDCWD, entry->path, &expect, &st);
+	if (fd < 0)
+		return fd;
+	err = upcc_evict_fd(fd, &st, &inv->mapped, result);
+	close(fd);
+	if (!err)
+		entry->cached_pages = result->after_pages;
+	return err;
+}
+
+/* ---- the path scope's sample ------------------------------------------- */
+
+struct sample_ctx {
+	struct upcc_mapped_set mapped;
+	struct upcc_inventory_totals totals;
+};
+
+static int sample_one(void *ctx, int fd, const struct stat *st, const char *path)
+{
+	struct sample_ctx *sc = ctx;
+	struct upcc_residency res;
+
+	(void)path;
+	if (upcc_residency_fd(fd, st, &res))
+		return 0;
+	add_totals(&sc->totals, &res, upcc_mapped_set_has(&sc->mapped, st->st_dev, st->st_ino));
+	return 0;
+}
+
+static uint64_t mem_total_pages(void)
+{
+	const char *root = getenv("UPCC_PROC_ROOT");
+	char path[PATH_MAX];
+	struct upcc_meminfo info;
+
+	snprintf(path, sizeof(path), "%s/proc/meminfo", root ? root : "");
+	if (upcc_meminfo_read(path, &info) || !UPCC_HAS(&info, UPCC_MI_MEM_TOTAL))
+		return 0;
+	return info.kb[UPCC_MI_MEM_TOTAL] * 1024u / (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+int upcc_path_sample(struct upcc_scope *scope, struct upcc_sample *sample)
+{
+	struct upcc_walk_options options = { .cross_mounts = scope->cross_mounts };
+	struct sample_ctx sc;
+	int err;
+
+	if (scope->kind != UPCC_SCOPE_PATH)
+		return -EINVAL;
+	memset(&sc, 0, sizeof(sc));
+	err = upcc_mapped_set_load(&sc.mapped);
+	if (!err)
+		err = upcc_walk(scope->path, &options, sample_one, &sc, &sc.totals.walk);
+	upcc_mapped_set_free(&sc.mapped);
+	if (err)
+		return err < 0 ? err : -EIO;
+	memset(sample, 0, sizeof(*sample));
+	sample->total_pages = mem_total_pages();
+	sample->file_lru_pages = sc.totals.cached_pages;
+	sample->mapped_pages = sc.totals.mapped_pages;
+	sample->unmapped_pages = upcc_unmapped_file_pages(sample->file_lru_pages,
+							  sample->mapped_pages);
+	sample->dirty_pages = sc.totals.dirty_pages;
+	sample->writeback_pages = sc.totals.writeback_pages;
+	return 0;
+}

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * inventory.h - the cached files of a scope, coldest first, in bounded memory.
+ *
+ * A fixed-capacity table keyed by (dev, ino).  Each refresh walks the
+ * scope's tree (walk.h), measures every file's residency (residency.h) and
+ * updates the table; files with no cached pages are not kept.  Coldness is
+ * "scans in a row in which the file's cached pages did not grow and its
+ * atime did not move": a file that is being read keeps growing or has its
+ * pages refaulted in, a file nobody touches only ever shrinks.  Ties go to
+ * the older atime, then to the larger cache (more pages per syscall).
+ * When the table is full the half with the fewest cached pages is dropped:
+ * the files that matter to reclaim are the big ones.
+ *
+ * Files some process maps (from /proc/PID/maps) are counted as mapped and
+ * never evicted.
+ */
+#ifndef UPCC_INVENTORY_H
+#define UPCC_INVENTORY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "residency.h"
+#include "scope.h"
+#include "walk.h"
+
+#define UPCC_INVENTORY_DEFAULT_CAPACITY	65536u
+
+/* The (dev, ino) of every file mapped by any process, sorted. */
+struct upcc_mapped_set {
+	struct upcc_file_id {
+		dev_t dev;
+		ino_t ino;
+	} *ids;
+	size_t count;
+	size_t capacity;
+};
+
+/* Read every /proc/PID/maps ($UPCC_PROC_ROOT/proc in tests).  0 or -errno. */
+int upcc_mapped_set_load(struct upcc_mapped_set *set);
+/* Parse one maps file's text into @set (unsorted until _finish). */
+int upcc_mapped_set_parse(struct upcc_mapped_set *set, const char *text);
+void upcc_mapped_set_finish(struct upcc_mapped_set *set);
+bool upcc_mapped_set_has(const struct upcc_mapped_set *set, dev_t dev, ino_t ino);
+void upcc_mapped_set_free(struct upcc_mapped_set *set);
+
+struct upcc_inventory_entry {
+	dev_t dev;
+	ino_t ino;
+	uint64_t cached_pages;		/* at the last refresh */
+	uint64_t file_pages;
+	int64_t atime_sec;
+	uint32_t idle_scans;		/* coldness: refreshes without use */
+	uint32_t seen_scan;		/* refresh number that last saw it */
+	bool mapped;
+	char *path;			/* as the walk reached it */
+};
+
+/* What one refresh saw, summed over the tree's files, in pages. */
+struct upcc_inventory_totals {
+	uint64_t files;
+	uint64_t cached_pages;
+	uint64_t mapped_pages;		/* cached pages of mapped files */
+	uint64_t dirty_pages;
+	uint64_t writeback_pages;
+	uint64_t elapsed_usec;
+	struct upcc_walk_stats walk;
+};
+
+struct upcc_inventory {
+	char root[PATH_MAX];
+	struct upcc_walk_options walk_options;
+	size_t capacity;
+	size_t count;
+	struct upcc_inventory_entry *entries;
+	uint32_t *slots;		/* open-addressing index: entry + 1, 0 = empty */
+	size_t nr_slots;		/* power of two, >= 2 x capacity */
+	uint32_t scan;
+	uint64_t dropped_full;		/* entries given up because the table was full */
+	struct upcc_mapped_set mapped;
+	struct upcc_inventory_totals last;
+};
+
+/* 0 or -errno.  @capacity 0 = default. */
+int upcc_inventory_init(struct upcc_inventory *inv, const char *root, bool cross_mounts,
+			size_t capacity);
+void upcc_inventory_fini(struct upcc_inventory *inv);
+
+/* Walk the tree once and update the table and inv->last.  0 or -errno. */
+int upcc_inventory_refresh(struct upcc_inventory *inv);
+
+/* Record one file's measurement (the refresh's per-file step; exposed for tests). */
+int upcc_inventory_note(struct upcc_inventory *inv, dev_t dev, ino_t ino, const char *path,
+			const struct upcc_residency *res, int64_t atime_sec, bool mapped);
+
+/* Fill @order with up to @max pointers to evictable (cached, unmapped)
+ * entries, coldest first.  Returns how many.
+ */
+size_t upcc_inventory_coldest(struct upcc_inventory *inv, struct upcc_inventory_entry **order,
+			      size_t max);
+
+/* What dropping one file's cache did. */
+struct upcc_evict_result {
+	uint64_t before_pages;
+	uint64_t after_pages;
+	bool skipped_dirty;		/* dirty/writeback (or unknown under mincore) */
+	bool skipped_mapped;
+};
+
+/*
+ * Drop the clean cache of the regular file on @fd: skip it (0, with the
+ * skipped_* flag set) if @mapped has it or it has dirty/writeback pages;
+ * else POSIX_FADV_DONTNEED and measure before/after.  0 or -errno.
+ */
+int upcc_evict_fd(int fd, const struct stat *st, const struct upcc_mapped_set *mapped,
+		  struct upcc_evict_result *result);
+
+/* Reopen @entry by its path (symlink-free, same dev/ino) and evict it. */
+int upcc_inventory_evict(struct upcc_inventory *inv, struct upcc_inventory_entry *entry,
+			 struct upcc_evict_result *result);
+
+/*
+ * Sample a UPCC_SCOPE_PATH scope: its files' cached pages as file_lru, the
+ * cached pages of files some process maps as mapped, total = MemTotal.
+ */
+int upcc_path_sample(struct upcc_scope *scope, struct upcc_sample *sample);
+
+#endif /* UPCC_INVENTORY_H */
