@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * config.h - upcd's configuration: the file (/etc/upcc/upcd.conf) and the
+ * command line options that override it.
+ *
+ * Format (docs/upcd.md): ini-like, '#' or ';' comments, "key = value".
+ * Keys before any section, or in [daemon], are daemon-wide:
+ *     interval = 1s | 500ms | 2m      backend = auto|fadvise|memcg|damon|dropcache
+ *     allow_dropcache = yes|no        metrics = FILE       state = FILE
+ * Each [scope NAME] section is one scope:
+ *     type = system|node|cgroup|path  node = N  path = /abs/dir
+ *     target = 1% | 64M | 1000        trigger = 16x | 512M | 2%
+ *     step_shift = 0..63              max_step = 0 (none) | 64M | 1000
+ *     backend = ... (overrides the daemon's)   cross_mounts = yes|no
+ * Any error names the file and line; nothing is half-applied.
+ */
+#ifndef UPCC_CONFIG_H
+#define UPCC_CONFIG_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "scope.h"
+
+#define UPCC_DEFAULT_CONFIG_PATH	"/etc/upcc/upcd.conf"
+#define UPCC_DEFAULT_STATE_PATH		"/run/upcc/state.json"
+#define UPCC_DEFAULT_INTERVAL_MS	1000u
+#define UPCC_MAX_SCOPES			64
+#define UPCC_BACKEND_NAME_LEN		16
+
+struct upcc_config_scope {
+	struct upcc_scope scope;		/* kind, name, node_id, path, config */
+	char backend_name[UPCC_BACKEND_NAME_LEN]; /* "" = the daemon's */
+};
+
+struct upcc_config {
+	struct upcc_config_scope *scopes;	/* heap array, nr_scopes long */
+	size_t nr_scopes;
+	char backend_name[UPCC_BACKEND_NAME_LEN];
+	uint64_t interval_ms;
+	bool allow_dropcache;
+	char metrics_path[PATH_MAX];		/* "" = no metrics file */
+	char state_path[PATH_MAX];
+};
+
+/* Defaults: no scopes yet, backend "auto", interval 1s, dropcache not allowed. */
+void upcc_config_init(struct upcc_config *config);
+void upcc_config_free(struct upcc_config *config);
+
+/* The seed's per-scope defaults: target 1%, trigger 16x, step shift 3. */
+void upcc_scope_config_default(struct upcc_scope_config *scope_config);
+
+/*
+ * Parse @text (named @filename in messages) into @config, which must be
+ * freshly initialised.  0, or -EINVAL with "FILE:LINE: what" in @error
+ * (and @config left initialised but possibly partly filled: free it).
+ * A file without any [scope] gets the one default scope "system".
+ */
+int upcc_config_parse(const char *text, const char *filename, struct upcc_config *config,
+		      char *error, size_t error_len);
+
+/* Read and parse @path; also -errno with a message if it cannot be read. */
+int upcc_config_load(const char *path, struct upcc_config *config, char *error,
+		     size_t error_len);
+
+/* Add one scope with default settings (for --scope and the built-in default). */
+struct upcc_config_scope *upcc_config_add_scope(struct upcc_config *config,
+						enum upcc_scope_kind kind, const char *name);
+
+/* "system", "node:N", "cgroup:PATH", "path:DIR" into a new scope of @config. */
+int upcc_config_add_scope_spec(struct upcc_config *config, const char *spec,
+			       char *error, size_t error_len);
+
+/* Value parsers shared with the command line.  0 or -EINVAL. */
+int upcc_parse_interval_ms(const char *text, uint64_t *interval_ms);
+int upcc_parse_trigger(const char *text, struct upcc_scope_config *scope_config);
+int upcc_parse_target(const char *text, struct upcc_scope_config *scope_config);
+int upcc_parse_bool(const char *text, bool *value);
+bool upcc_backend_name_valid(const char *name);	/* auto or a backend's name */
+
+#endif /* UPCC_CONFIG_H */

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * control.c - one control step for a scope; see control.h.
+ */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include "control.h"
+
+static uint64_t saturating_mul(uint64_t a, uint64_t b)
+{
+	if (a && b > UINT64_MAX / a)
+		return UINT64_MAX;
+	return a * b;
+}
+
+struct upcc_policy upcc_policy_resolve(const struct upcc_scope_config *scope_config,
+				       const struct upcc_sample *sample, uint64_t page_size)
+{
+	struct upcc_policy policy;
+
+	policy.target_pages = upcc_amount_pages(&scope_config->target, sample->total_pages,
+						page_size);
+	if (scope_config->trigger_is_ratio)
+		policy.trigger_pages = saturating_mul(policy.target_pages,
+						      scope_config->trigger_ratio);
+	else
+		policy.trigger_pages = upcc_amount_pages(&scope_config->trigger,
+							 sample->total_pages, page_size);
+	/* Waking below the target would reclaim nothing: the kernel's trigger
+	 * is always a multiple of it.
+	 */
+	if (policy.trigger_pages < policy.target_pages)
+		policy.trigger_pages = policy.target_pages;
+	policy.step_shift = scope_config->step_shift;
+	return policy;
+}
+
+uint64_t upcc_step_cap(const struct upcc_scope_config *scope_config, uint64_t step,
+		       uint64_t total_pages, uint64_t page_size)
+{
+	uint64_t cap = upcc_amount_pages(&scope_config->max_step, total_pages, page_size);
+
+	if (scope_config->max_step.value == 0 || cap == 0)
+		return step;	/* 0 = no cap; a cap below one page is one page */
+	return step < cap ? step : cap;
+}
+
+static uint64_t monotonic_usec(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (uint64_t)now.tv_sec * 1000000u + (uint64_t)now.tv_nsec / 1000u;
+}
+
+static void account(struct upcc_scope *scope, const struct upcc_action_result *result)
+{
+	scope->actions_total++;
+	scope->reclaimed_pages_total += result->reclaimed_pages;
+	scope->action_usec_total += result->elapsed_usec;
+	if (result->error)
+		scope->action_errors_total++;
+}
+
+static void act(struct upcc_scope_run *run, struct upcc_step_report *report)
+{
+	struct upcc_backend *backend = &run->backend;
+	uint64_t start = monotonic_usec();
+	int err;
+
+	report->outcome = UPCC_STEP_ACTED;
+	report->result.requested_pages = report->requested_pages;
+	err = backend->ops->reclaim(backend, &run->scope, report->requested_pages,
+				    &report->result);
+	/* A backend that does not time itself still gets its wall time counted. */
+	if (!report->result.elapsed_usec)
+		report->result.elapsed_usec = monotonic_usec() - start;
+	if (err && !report->result.error)
+		report->result.error = err;
+	report->error = report->result.error;
+	account(&run->scope, &report->result);
+}
+
+int upcc_control_step(struct upcc_scope_run *run, upcc_sample_fn sample_fn,
+		      uint64_t page_size, struct upcc_step_report *report)
+{
+	struct upcc_scope *scope = &run->scope;
+	struct upcc_sample sample;
+	uint64_t step;
+	int err;
+
+	memset(report, 0, sizeof(*report));
+	err = sample_fn(scope, &sample);
+	if (err) {
+		report->outcome = UPCC_STEP_SAMPLE_FAILED;
+		report->error = err;
+		return err;
+	}
+	scope->last = sample;
+	scope->policy = upcc_policy_resolve(&scope->config, &sample, page_size);
+	report->unmapped_before = sample.unmapped_pages;
+	step = upcc_decide(&scope->policy, &scope->phase, sample.unmapped_pages);
+	step = upcc_step_cap(&scope->config, step, sample.total_pages, page_size);
+	report->requested_pages = step;
+	if (!step)
+		report->outcome = UPCC_STEP_IDLE;
+	else if (run->backend.dry_run)
+		report->outcome = UPCC_STEP_DRY_RUN;
+	else if (!run->backend_ready || !run->backend.ops || !run->backend.ops->reclaim)
+		report->outcome = UPCC_STEP_NO_BACKEND;
+	else
+		act(run, report);
+	return 0;
+}

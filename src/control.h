@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * control.h - one control step for a scope: sample, resolve the scope's
+ * config against the sample into a policy, decide (policy.h), act through
+ * the backend, account.
+ */
+#ifndef UPCC_CONTROL_H
+#define UPCC_CONTROL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "backend.h"
+#include "config.h"
+#include "scope.h"
+
+/* A scope as the daemon runs it: the scope, and the backend acting on it. */
+struct upcc_scope_run {
+	struct upcc_scope scope;
+	char backend_name[UPCC_BACKEND_NAME_LEN];	/* asked for: "auto", ... */
+	struct upcc_backend backend;
+	bool backend_ready;		/* selected (and, unless dry run, initialised) */
+	bool backend_initialised;	/* ops->init succeeded: fini is owed */
+	char backend_error[256];	/* why not, when !backend_ready */
+	bool once_done;			/* --once: this scope needs no more steps */
+};
+
+/* How a scope is sampled; upcc_measure() in the daemon, a fake in tests. */
+typedef int (*upcc_sample_fn)(struct upcc_scope *scope, struct upcc_sample *sample);
+
+enum upcc_step_outcome {
+	UPCC_STEP_SAMPLE_FAILED,	/* could not measure: nothing decided */
+	UPCC_STEP_IDLE,			/* at or below the trigger (or target) */
+	UPCC_STEP_DRY_RUN,		/* would have asked for requested_pages */
+	UPCC_STEP_NO_BACKEND,		/* would act, but no backend is usable */
+	UPCC_STEP_ACTED,		/* the backend was called */
+};
+
+struct upcc_step_report {
+	enum upcc_step_outcome outcome;
+	int error;			/* sampling or backend error, negative errno */
+	uint64_t unmapped_before;
+	uint64_t requested_pages;
+	struct upcc_action_result result;
+};
+
+/*
+ * The scope's policy for @sample: target and trigger resolved to pages
+ * (a trigger below the target is raised to it), the step shift as given.
+ */
+struct upcc_policy upcc_policy_resolve(const struct upcc_scope_config *scope_config,
+				       const struct upcc_sample *sample, uint64_t page_size);
+
+/* Apply the scope's max_step cap to a step the policy asked for. */
+uint64_t upcc_step_cap(const struct upcc_scope_config *scope_config, uint64_t step,
+		       uint64_t total_pages, uint64_t page_size);
+
+/*
+ * Run one step on @run.  Updates run->scope's policy, phase, last sample and
+ * counters.  Returns 0 unless sampling failed (then the negative errno);
+ * a backend error is counted and reported in @report, not returned.
+ */
+int upcc_control_step(struct upcc_scope_run *run, upcc_sample_fn sample_fn,
+		      uint64_t page_size, struct upcc_step_report *report);
+
+#endif /* UPCC_CONTROL_H */

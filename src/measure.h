@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * measure.h - one sample of a scope's page cache, the way the kernel's
+ * node_unmapped_file_pages() counts it: file LRU minus mapped, clamped at 0.
+ */
+#ifndef UPCC_MEASURE_H
+#define UPCC_MEASURE_H
+
+#include <stdint.h>
+
+#include "scope.h"
+
+/*
+ * Prefix for /proc and /sys paths ("" by default).  Tests point it at a
+ * fixture tree (tests/unit/fixtures/root) so that every scope kind can be
+ * measured from real files without touching the host's accounting.
+ */
+void upcc_measure_set_root(const char *root);
+
+/* The system's page size, cached. */
+uint64_t upcc_page_size(void);
+
+/* Fill @sample for @scope (any kind).  0 or a negative errno. */
+int upcc_measure(struct upcc_scope *scope, struct upcc_sample *sample);
+
+/* The NUMA nodes with memory, from sysfs; 0 nodes means no NUMA sysfs. */
+int upcc_measure_nodes(int *ids, size_t max);
+
+#endif /* UPCC_MEASURE_H */
