@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * log.h - one line per event on stderr.  Under systemd (JOURNAL_STREAM set)
+ * each line starts with a "<N>" syslog priority, which journald reads as the
+ * entry's level; on a terminal the prefix is left out.
+ */
+#ifndef UPCC_LOG_H
+#define UPCC_LOG_H
+
+#include <stdbool.h>
+#include <syslog.h>
+
+/* Decide once whether to prefix priorities; @verbose lets LOG_DEBUG through. */
+void upcc_log_init(bool verbose);
+
+void upcc_log(int priority, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
+#endif /* UPCC_LOG_H */

@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * upcc - the command line side of unmapped page cache control.
+ *
+ *   upcc status [--json] [--state FILE]   per scope: memory, file LRU, mapped,
+ *                                         unmapped, target, trigger, backend,
+ *                                         reclaimed so far
+ *   upcc files [PATH] [--top N]           cached files and resident pages
+ *   upcc evict PATH...                    drop files' clean unmapped pages
+ *
+ * Exit codes: 0 ok; 1 a measurement or action failed; 2 bad usage.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "config.h"
+#include "control.h"
+#include "measure.h"
+#include "state.h"
+
+/* files and evict belong to the acting half (src/files.c). */
+#if defined(__has_include)
+#if __has_include("files.h")
+#include "files.h"
+#define UPCC_HAVE_FILES_H 1
+#endif
+#endif
+#ifndef UPCC_HAVE_FILES_H
+int upcc_files_main(int argc, char **argv);
+int upcc_evict_main(int argc, char **argv);
+#endif
+
+#define UPCC_VERSION	"0.1"
+#define EXIT_FAILED	1
+#define EXIT_USAGE	2
+#define MAX_STATUS_SCOPES	(UPCC_MAX_SCOPES + 64)
+
+/* One row of `upcc status`: a live sample plus what the daemon said. */
+struct status_row {
+	struct upcc_scope scope;
+	struct upcc_sample sample;
+	int sample_error;
+	struct upcc_policy policy;
+	const struct upcc_state_scope *daemon;	/* NULL: not in the state file */
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: upcc COMMAND [OPTION]...\n"
+		"Unmapped page cache control: show and act on the page cache.\n\n"
+		"Commands:\n"
+		"  status [--json] [--state FILE]  per-scope memory, unmapped cache, target,\n"
+		"                                  backend and what upcd reclaimed so far\n"
+		"  files [PATH] [--top N]          cached files and their resident pages\n"
+		"  evict PATH...                   drop files' clean, unmapped cached pages\n"
+		"  help                            this help\n\n"
+		"Run \"upcc COMMAND --help\" for a command's options.\n"
+		"Exit codes: 0 ok; 1 a measurement or action failed; 2 bad usage.\n");
+}
+
+static void status_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: upcc status [--json] [--state FILE]\n"
+		"Measure every scope now (the daemon's scopes if its state file is there,\n"
+		"else the system and each NUMA node) and show, in bytes: memory, file LRU,\n"
+		"mapped, unmapped (file LRU - mapped), target, trigger; plus the backend\n"
+		"upcd chose and why, and how much it reclaimed so far.\n\n"
+		"  --json         machine-readable output\n"
+		"  --state FILE   upcd's state file (default " UPCC_DEFAULT_STATE_PATH ")\n"
+		"  -h, --help     this help\n\n"
+		"Exit codes: 0 ok; 1 a scope could not be measured; 2 bad usage.\n");
+}
+
+static void human_bytes(char *buffer, size_t size, uint64_t pages, uint64_t page_size)
+{
+	static const char units[] = "KMGTP";
+	double value = (double)pages * (double)page_size / 1024.0;
+	int unit = 0;
+
+	while (value >= 1024.0 && unit < 4) {
+		value /= 1024.0;
+		unit++;
+	}
+	snprintf(buffer, size, "%.1f%c", value, units[unit]);
+}
+
+static int kind_from_name(const char *name, enum upcc_scope_kind *kind)
+{
+	static const char *const names[] = { "system", "node", "cgroup", "path" };
+
+	for (int i = 0; i < 4; i++) {
+		if (strcmp(name, names[i]) == 0) {
+			*kind = (enum upcc_scope_kind)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static void add_row(struct status_row *rows, size_t *nr_rows, enum upcc_scope_kind kind,
+		    const char *name, int node_id, const char *path)
+{
+	struct status_row *row = &rows[(*nr_rows)++];
+
+	memset(row, 0, sizeof(*row));
+	row->scope.kind = kind;
+	row->scope.node_id = node_id;
+	snprintf(row->scope.name, sizeof(row->scope.name), "%s", name);
+	snprintf(row->scope.path, sizeof(row->scope.path), "%s", path);
+	upcc_scope_config_default(&row->scope.config);
+}
+
+/* Without a daemon: the system, and each node when there is NUMA sysfs. */
+static void default_rows(struct status_row *rows, size_t *nr_rows)
+{
+	int nodes[64];
+	int nr_nodes = upcc_measure_nodes(nodes, 64);
+
+	add_row(rows, nr_rows, UPCC_SCOPE_SYSTEM, "system", -1, "");
+	for (int i = 0; i < nr_nodes && *nr_rows < MAX_STATUS_SCOPES; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "node%d", nodes[i]);
+		add_row(rows, nr_rows, UPCC_SCOPE_NODE, name, nodes[i], "");
+	}
+}
+
+static void daemon_rows(struct status_row *rows, size_t *nr_rows,
+			const struct upcc_state_scope *scopes, size_t nr_scopes)
+{
+	for (size_t i = 0; i < nr_scopes && *nr_rows < MAX_STATUS_SCOPES; i++) {
+		enum upcc_scope_kind kind;
+
+		if (kind_from_name(scopes[i].kind, &kind))
+			continue;
+		add_row(rows, nr_rows, kind, scopes[i].name, scopes[i].node_id, scopes[i].path);
+		rows[*nr_rows - 1].daemon = &scopes[i];
+	}
+}
+
+/* Measure live; the daemon's target and trigger win over the defaults. */
+static int measure_rows(struct status_row *rows, size_t nr_rows, uint64_t page_size)
+{
+	int failures = 0;
+
+	for (size_t i = 0; i < nr_rows; i++) {
+		struct status_row *row = &rows[i];
+
+		row->sample_error = upcc_measure(&row->scope, &row->sample);
+		if (row->sample_error) {
+			failures++;
+			continue;
+		}
+		row->policy = upcc_policy_resolve(&row->scope.config, &row->sample, page_size);
+		if (row->daemon && row->daemon->target_pages) {
+			row->policy.target_pages = row->daemon->target_pages;
+			row->policy.trigger_pages = row->daemon->trigger_pages;
+		}
+	}
+	return failures;
+}
+
+static void print_table(const struct status_row *rows, size_t nr_rows,
+			const struct upcc_state_header *header, bool have_state,
+			const char *state_path, uint64_t page_size)
+{
+	if (have_state)
+		printf("upcd: pid %ld, state updated %llds ago%s (%s)\n", header->pid,
+		       (long long)time(NULL) - header->updated,
+		       header->dry_run ? ", dry run" : "", state_path);
+	else
+		printf("upcd: no state file at %s (daemon not running?); defaults shown\n",
+		       state_path);
+	printf("%-16s %9s %9s %9s %9s %9s %9s %-10s %9s\n", "SCOPE", "MEMORY", "FILE_LRU",
+	       "MAPPED", "UNMAPPED", "TARGET", "TRIGGER", "BACKEND", "RECLAIMED");
+	for (size_t i = 0; i < nr_rows; i++) {
+		const struct status_row *row = &rows[i];
+		char cells[7][32];
+		uint64_t values[7] = {
+			row->sample.total_pages, row->sample.file_lru_pages, row->sample.mapped_pages,
+			row->sample.unmapped_pages, row->policy.target_pages,
+			row->policy.trigger_pages,
+			row->daemon ? row->daemon->reclaimed_pages_total : 0,
+		};
+
+		if (row->sample_error) {
+			printf("%-16s cannot measure: %s\n", row->scope.name,
+			       strerror(-row->sample_error));
+			continue;
+		}
+		for (int c = 0; c < 7; c++)
+			human_bytes(cells[c], sizeof(cells[c]), values[c], page_size);
+		printf("%-16s %9s %9s %9s %9s %9s %9s %-10s %9s\n", row->scope.name, cells[0],
+		       cells[1], cells[2], cells[3], cells[4], cells[5],
+		       row->daemon ? row->daemon->backend : "-", row->daemon ? cells[6] : "-");
+	}
+	for (size_t i = 0; i < nr_rows; i++)
+		if (rows[i].daemon && rows[i].daemon->backend_why[0])
+			printf("  %s: backend %s: %s\n", rows[i].scope.name, rows[i].daemon->backend,
+			       rows[i].daemon->backend_why);
+}
+
+static void print_json_row(const struct status_row *row, uint64_t page_size)
+{
+	fputs("{\"name\":", stdout);
+	upcc_json_string(stdout, row->scope.name);
+	if (row->sample_error) {
+		fputs(",\"error\":", stdout);
+		upcc_json_string(stdout, strerror(-row->sample_error));
+	} else {
+		printf(",\"memory_bytes\":%" PRIu64 ",\"file_lru_bytes\":%" PRIu64
+		       ",\"mapped_bytes\":%" PRIu64 ",\"unmapped_bytes\":%" PRIu64
+		       ",\"dirty_bytes\":%" PRIu64 ",\"writeback_bytes\":%" PRIu64
+		       ",\"target_bytes\":%" PRIu64 ",\"trigger_bytes\":%" PRIu64,
+		       row->sample.total_pages * page_size, row->sample.file_lru_pages * page_size,
+		       row->sample.mapped_pages * page_size, row->sample.unmapped_pages * page_size,
+		       row->sample.dirty_pages * page_size, row->sample.writeback_pages * page_size,
+		       row->policy.target_pages * page_size, row->policy.trigger_pages * page_size);
+	}
+	if (row->daemon) {
+		fputs(",\"backend\":", stdout);
+		upcc_json_string(stdout, row->daemon->backend);
+		fputs(",\"backend_why\":", stdout);
+		upcc_json_string(stdout, row->daemon->backend_why);
+		printf(",\"reclaiming\":%s,\"reclaimed_bytes\":%" PRIu64 ",\"actions\":%" PRIu64
+		       ",\"action_errors\":%" PRIu64 "}",
+		       row->daemon->reclaiming ? "true" : "false",
+		       row->daemon->reclaimed_pages_total * page_size, row->daemon->actions_total,
+		       row->daemon->action_errors_total);
+	} else {
+		fputs(",\"backend\":null}", stdout);
+	}
+}
+
+static void print_json(const struct status_row *rows, size_t nr_rows,
+		       const struct upcc_state_header *header, bool have_state, uint64_t page_size)
+{
+	printf("{\"page_size\":%" PRIu64 ",\"daemon\":", page_size);
+	if (have_state)
+		printf("{\"pid\":%ld,\"updated\":%lld,\"dry_run\":%s}", header->pid,
+		       header->updated, header->dry_run ? "true" : "false");
+	else
+		fputs("null", stdout);
+	fputs(",\"scopes\":[", stdout);
+	for (size_t i = 0; i < nr_rows; i++) {
+		if (i)
+			fputc(',', stdout);
+		print_json_row(&rows[i], page_size);
+	}
+	fputs("]}\n", stdout);
+}
+
+static int status_main(int argc, char **argv)
+{
+	static const struct option long_options[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "state", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct upcc_state_scope daemon_scopes[UPCC_MAX_SCOPES];
+	static struct status_row rows[MAX_STATUS_SCOPES];
+	const char *state_path = UPCC_DEFAULT_STATE_PATH;
+	struct upcc_state_header header = { 0 };
+	uint64_t page_size = upcc_page_size();
+	size_t nr_daemon = 0, nr_rows = 0;
+	bool json = false, have_state;
+	int opt, failures;
+
+	while ((opt = getopt_long(argc, argv, "h", long_options, NULL)) != -1) {
+		switch (opt) {
+		case 'j': json = true; break;
+		case 's': state_path = optarg; break;
+		case 'h': status_usage(stdout); return 0;
+		default: status_usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "upcc status: unexpected argument \"%s\"\n", argv[optind]);
+		return EXIT_USAGE;
+	}
+	have_state = upcc_state_read(state_path, &header, daemon_scopes, UPCC_MAX_SCOPES,
+				     &nr_daemon) == 0;
+	if (have_state && nr_daemon)
+		daemon_rows(rows, &nr_rows, daemon_scopes, nr_daemon);
+	else
+		default_rows(rows, &nr_rows);
+	failures = measure_rows(rows, nr_rows, page_size);
+	if (json)
+		print_json(rows, nr_rows, &header, have_state, page_size);
+	else
+		print_table(rows, nr_rows, &header, have_state, state_path, page_size);
+	return failures ? EXIT_FAILED : 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *command = argc > 1 ? argv[1] : NULL;
+
+	if (!command || strcmp(command, "--help") == 0 || strcmp(command, "-h") == 0 ||
+	    strcmp(command, "help") == 0) {
+		usage(command ? stdout : stderr);
+		return command ? 0 : EXIT_USAGE;
+	}
+	if (strcmp(command, "--version") == 0 || strcmp(command, "-V") == 0) {
+		printf("upcc %s\n", UPCC_VERSION);
+		return 0;
+	}
+	/* Each command parses its own options, with argv[0] = the command. */
+	if (strcmp(command, "status") == 0)
+		return status_main(argc - 1, argv + 1);
+	if (strcmp(command, "files") == 0)
+		return upcc_files_main(argc - 1, argv + 1);
+	if (strcmp(command, "evict") == 0)
+		return upcc_evict_main(argc - 1, argv + 1);
+	fprintf(stderr, "upcc: unknown command \"%s\"\n", command);
+	usage(stderr);
+	return EXIT_USAGE;
+}

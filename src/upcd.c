@@ -1,0 +1,614 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * upcd - the unmapped page cache control daemon.
+ *
+ * Wires the modules together: config (what to control), backend (how to
+ * act), control (one step: measure, decide, act), reports (log, metrics,
+ * state, sd_notify), driven by an epoll loop over a timerfd (the control
+ * interval), a second timerfd (the systemd watchdog) and a signalfd
+ * (SIGHUP reloads, SIGTERM/SIGINT stop).  Exit codes: docs/upcd.md.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "config.h"
+#include "control.h"
+#include "log.h"
+#include "measure.h"
+#include "metrics.h"
+#include "notify.h"
+#include "state.h"
+
+#define UPCD_VERSION		"0.1"
+#define EXIT_RUNTIME		1
+#define EXIT_USAGE		2
+#define EXIT_TARGET_MISSED	3
+#define ONCE_MAX_ROUNDS		10000
+
+/* What the command line says, applied on top of the config file. */
+struct upcd_options {
+	const char *config_path;	/* NULL: the default, optional */
+	bool once, dry_run, verbose;
+	const char *backend;
+	const char *scopes[UPCC_MAX_SCOPES];
+	size_t nr_scopes;
+	const char *target, *trigger, *interval, *metrics, *state;
+};
+
+struct upcd {
+	struct upcd_options options;
+	struct upcc_config config;
+	struct upcc_scope_run *runs;
+	size_t nr_runs;
+	uint64_t page_size;
+	bool reports_enabled;		/* state/metrics files are written */
+	bool state_warned, metrics_warned;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: upcd [OPTION]...\n"
+		"Bound unmapped page cache (file LRU pages no process maps) so that the\n"
+		"memory goes back to the host.  Runs in the foreground.\n\n"
+		"  --config FILE        config file (default " UPCC_DEFAULT_CONFIG_PATH ", if present)\n"
+		"  --once               step until every scope is at or below its target,\n"
+		"                       or nothing more can be reclaimed, then exit\n"
+		"  --dry-run            decide and report, reclaim nothing\n"
+		"  --backend NAME       auto|fadvise|memcg|damon|dropcache (all scopes)\n"
+		"  --scope SPEC         system|node:N|cgroup:/PATH|path:/DIR (repeatable;\n"
+		"                       replaces the config file's scopes)\n"
+		"  --target AMOUNT      pages (1000), bytes (64M) or percent (1%%)\n"
+		"  --trigger AMOUNT     multiple of the target (16x) or an amount\n"
+		"  --interval TIME      control interval (500ms, 1s, 2m)\n"
+		"  --metrics FILE       Prometheus textfile to write\n"
+		"  --state FILE         state file for upcc status (default " UPCC_DEFAULT_STATE_PATH ")\n"
+		"  -v, --verbose        log idle steps too\n"
+		"  -h, --help           this help\n"
+		"  -V, --version        version\n\n"
+		"Exit codes: 0 ok; 1 runtime error; 2 bad usage or config;\n"
+		"3 (--once) a scope is still above its target and nothing more could be reclaimed.\n");
+}
+
+static int parse_options(int argc, char **argv, struct upcd_options *options)
+{
+	enum { OPT_CONFIG = 256, OPT_ONCE, OPT_DRY_RUN, OPT_BACKEND, OPT_SCOPE, OPT_TARGET,
+	       OPT_TRIGGER, OPT_INTERVAL, OPT_METRICS, OPT_STATE };
+	static const struct option long_options[] = {
+		{ "config", required_argument, NULL, OPT_CONFIG },
+		{ "once", no_argument, NULL, OPT_ONCE },
+		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+		{ "backend", required_argument, NULL, OPT_BACKEND },
+		{ "scope", required_argument, NULL, OPT_SCOPE },
+		{ "target", required_argument, NULL, OPT_TARGET },
+		{ "trigger", required_argument, NULL, OPT_TRIGGER },
+		{ "interval", required_argument, NULL, OPT_INTERVAL },
+		{ "metrics", required_argument, NULL, OPT_METRICS },
+		{ "state", required_argument, NULL, OPT_STATE },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "vhV", long_options, NULL)) != -1) {
+		switch (opt) {
+		case OPT_CONFIG: options->config_path = optarg; break;
+		case OPT_ONCE: options->once = true; break;
+		case OPT_DRY_RUN: options->dry_run = true; break;
+		case OPT_BACKEND: options->backend = optarg; break;
+		case OPT_SCOPE:
+			if (options->nr_scopes >= UPCC_MAX_SCOPES) {
+				fprintf(stderr, "upcd: at most %d --scope\n", UPCC_MAX_SCOPES);
+				return EXIT_USAGE;
+			}
+			options->scopes[options->nr_scopes++] = optarg;
+			break;
+		case OPT_TARGET: options->target = optarg; break;
+		case OPT_TRIGGER: options->trigger = optarg; break;
+		case OPT_INTERVAL: options->interval = optarg; break;
+		case OPT_METRICS: options->metrics = optarg; break;
+		case OPT_STATE: options->state = optarg; break;
+		case 'v': options->verbose = true; break;
+		case 'h': usage(stdout); exit(0);
+		case 'V': printf("upcd %s\n", UPCD_VERSION); exit(0);
+		default: usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "upcd: unexpected argument \"%s\"\n", argv[optind]);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* Scope settings from the command line override every scope's. */
+static int apply_scope_options(const struct upcd_options *options, struct upcc_config *config,
+			       char *error, size_t error_len)
+{
+	for (size_t i = 0; i < config->nr_scopes; i++) {
+		struct upcc_config_scope *entry = &config->scopes[i];
+
+		if (options->target && upcc_parse_target(options->target, &entry->scope.config)) {
+			snprintf(error, error_len, "--target=%s: expected pages, bytes (64M) or percent (1%%)",
+				 options->target);
+			return -EINVAL;
+		}
+		if (options->trigger && upcc_parse_trigger(options->trigger, &entry->scope.config)) {
+			snprintf(error, error_len, "--trigger=%s: expected 16x, pages, bytes or percent",
+				 options->trigger);
+			return -EINVAL;
+		}
+		if (options->backend)
+			snprintf(entry->backend_name, sizeof(entry->backend_name), "%s",
+				 options->backend);
+	}
+	return 0;
+}
+
+static int apply_daemon_options(const struct upcd_options *options, struct upcc_config *config,
+				char *error, size_t error_len)
+{
+	if (options->backend && !upcc_backend_name_valid(options->backend)) {
+		snprintf(error, error_len, "--backend=%s: expected auto, fadvise, memcg, damon or dropcache",
+			 options->backend);
+		return -EINVAL;
+	}
+	if (options->backend && strcmp(options->backend, "dropcache") == 0)
+		config->allow_dropcache = true;	/* asking by name is the explicit yes */
+	if (options->interval && upcc_parse_interval_ms(options->interval, &config->interval_ms)) {
+		snprintf(error, error_len, "--interval=%s: expected 10ms..24h (500ms, 1s, 2m)",
+			 options->interval);
+		return -EINVAL;
+	}
+	if (options->metrics)
+		snprintf(config->metrics_path, sizeof(config->metrics_path), "%s", options->metrics);
+	if (options->state)
+		snprintf(config->state_path, sizeof(config->state_path), "%s", options->state);
+	if (options->nr_scopes) {
+		upcc_config_free(config);
+		for (size_t i = 0; i < options->nr_scopes; i++)
+			if (upcc_config_add_scope_spec(config, options->scopes[i], error, error_len))
+				return -EINVAL;
+	}
+	return apply_scope_options(options, config, error, error_len);
+}
+
+/* The config file (if any) plus the command line, into @config. */
+static int build_config(const struct upcd_options *options, struct upcc_config *config)
+{
+	const char *path = options->config_path ? options->config_path : UPCC_DEFAULT_CONFIG_PATH;
+	char error[512] = "";
+	int err;
+
+	upcc_config_init(config);
+	if (!options->config_path && access(path, F_OK) != 0)
+		err = upcc_config_parse("", "(built-in defaults)", config, error, sizeof(error));
+	else
+		err = upcc_config_load(path, config, error, sizeof(error));
+	if (!err)
+		err = apply_daemon_options(options, config, error, sizeof(error));
+	if (err) {
+		upcc_log(LOG_ERR, "%s", error);
+		upcc_config_free(config);
+	}
+	return err;
+}
+
+static void release_backend(struct upcc_scope_run *run)
+{
+	if (run->backend_initialised && run->backend.ops->fini)
+		run->backend.ops->fini(&run->backend);
+	run->backend_initialised = false;
+	run->backend_ready = false;
+}
+
+/* Choose and (unless dry run) initialise @run's backend; logs the outcome. */
+static void setup_backend(struct upcc_scope_run *run, const struct upcc_config *config,
+			  bool dry_run)
+{
+	struct upcc_backend *backend = &run->backend;
+	int err;
+
+	memset(backend, 0, sizeof(*backend));
+	backend->dry_run = dry_run;
+	backend->allow_dropcache = config->allow_dropcache;
+	err = upcc_backend_select(backend, run->backend_name, &run->scope);
+	if (!err && !dry_run && backend->ops->init) {
+		err = backend->ops->init(backend, &run->scope);
+		run->backend_initialised = !err;
+	}
+	if (err || !backend->ops) {
+		snprintf(run->backend_error, sizeof(run->backend_error), "%s: %s%s%.200s",
+			 run->backend_name, strerror(err < 0 ? -err : EINVAL),
+			 backend->why[0] ? ": " : "", backend->why);
+		upcc_log(LOG_WARNING, "scope %s: no usable backend (%s)", run->scope.name,
+			 run->backend_error);
+		return;
+	}
+	run->backend_ready = true;
+	upcc_log(LOG_INFO, "scope %s: backend %s (%s)", run->scope.name, backend->ops->name,
+		 backend->why);
+}
+
+/* Scopes carried over a reload keep their counters, found by name. */
+static void carry_counters(struct upcc_scope *scope, const struct upcc_scope_run *old_runs,
+			   size_t nr_old)
+{
+	for (size_t i = 0; i < nr_old; i++) {
+		const struct upcc_scope *old = &old_runs[i].scope;
+
+		if (strcmp(old->name, scope->name) != 0)
+			continue;
+		scope->reclaimed_pages_total = old->reclaimed_pages_total;
+		scope->actions_total = old->actions_total;
+		scope->action_errors_total = old->action_errors_total;
+		scope->action_usec_total = old->action_usec_total;
+		scope->phase = old->phase;
+	}
+}
+
+static int build_runs(struct upcd *upcd, struct upcc_scope_run **runs_out)
+{
+	const struct upcc_config *config = &upcd->config;
+	struct upcc_scope_run *runs = calloc(config->nr_scopes, sizeof(*runs));
+	size_t ready = 0;
+
+	if (!runs)
+		return -ENOMEM;
+	for (size_t i = 0; i < config->nr_scopes; i++) {
+		const struct upcc_config_scope *entry = &config->scopes[i];
+
+		runs[i].scope = entry->scope;
+		snprintf(runs[i].backend_name, sizeof(runs[i].backend_name), "%s",
+			 entry->backend_name[0] ? entry->backend_name : config->backend_name);
+		carry_counters(&runs[i].scope, upcd->runs, upcd->nr_runs);
+		/* --once reclaims now: as if kswapd had just been woken. */
+		if (upcd->options.once)
+			runs[i].scope.phase = UPCC_PHASE_RECLAIMING;
+		setup_backend(&runs[i], config, upcd->options.dry_run);
+		ready += runs[i].backend_ready;
+	}
+	*runs_out = runs;
+	return ready == config->nr_scopes || upcd->options.dry_run ? 0 : -ENODEV;
+}
+
+static void free_runs(struct upcc_scope_run *runs, size_t nr_runs)
+{
+	for (size_t i = 0; i < nr_runs; i++)
+		release_backend(&runs[i]);
+	free(runs);
+}
+
+static double pages_mib(uint64_t pages, uint64_t page_size)
+{
+	return (double)pages * (double)page_size / (1024.0 * 1024.0);
+}
+
+static void log_step(const struct upcd *upcd, const struct upcc_scope_run *run,
+		     const struct upcc_step_report *report)
+{
+	const struct upcc_scope *scope = &run->scope;
+	const char *backend = run->backend_ready ? run->backend.ops->name : "none";
+	uint64_t page = upcd->page_size;
+
+	switch (report->outcome) {
+	case UPCC_STEP_SAMPLE_FAILED:
+		upcc_log(LOG_ERR, "scope %s: cannot measure: %s", scope->name,
+			 strerror(-report->error));
+		break;
+	case UPCC_STEP_IDLE:
+		upcc_log(upcd->options.once ? LOG_INFO : LOG_DEBUG,
+			 "scope %s: idle: unmapped %.1f MiB, target %.1f MiB, trigger %.1f MiB",
+			 scope->name, pages_mib(report->unmapped_before, page),
+			 pages_mib(scope->policy.target_pages, page),
+			 pages_mib(scope->policy.trigger_pages, page));
+		break;
+	case UPCC_STEP_DRY_RUN:
+	case UPCC_STEP_NO_BACKEND:
+		upcc_log(LOG_NOTICE,
+			 "scope %s: %s: would ask %s for %llu pages (%.1f MiB): unmapped %.1f MiB, target %.1f MiB, trigger %.1f MiB",
+			 scope->name, report->outcome == UPCC_STEP_DRY_RUN ? "dry run" : "no backend",
+			 backend, (unsigned long long)report->requested_pages,
+			 pages_mib(report->requested_pages, page),
+			 pages_mib(report->unmapped_before, page),
+			 pages_mib(scope->policy.target_pages, page),
+			 pages_mib(scope->policy.trigger_pages, page));
+		break;
+	case UPCC_STEP_ACTED:
+		upcc_log(report->error ? LOG_WARNING : LOG_INFO,
+			 "scope %s: %s reclaimed %llu of %llu pages (%.1f MiB) in %.1f ms, scanned %llu, skipped dirty %llu; unmapped was %.1f MiB, target %.1f MiB%s%s",
+			 scope->name, backend,
+			 (unsigned long long)report->result.reclaimed_pages,
+			 (unsigned long long)report->requested_pages,
+			 pages_mib(report->result.reclaimed_pages, page),
+			 (double)report->result.elapsed_usec / 1000.0,
+			 (unsigned long long)report->result.scanned_items,
+			 (unsigned long long)report->result.skipped_dirty,
+			 pages_mib(report->unmapped_before, page),
+			 pages_mib(scope->policy.target_pages, page),
+			 report->error ? ": " : "", report->error ? strerror(-report->error) : "");
+		break;
+	}
+}
+
+/* Make the parent directory of a report file (e.g. /run/upcc) if missing. */
+static void ensure_parent(const char *path)
+{
+	char parent[PATH_MAX];
+	char *slash;
+
+	snprintf(parent, sizeof(parent), "%s", path);
+	slash = strrchr(parent, '/');
+	if (!slash || slash == parent)
+		return;
+	*slash = '\0';
+	mkdir(parent, 0755);
+}
+
+static void write_reports(struct upcd *upcd)
+{
+	const struct upcc_config *config = &upcd->config;
+	int err;
+
+	if (!upcd->reports_enabled)
+		return;
+	if (config->state_path[0]) {
+		ensure_parent(config->state_path);
+		err = upcc_state_write(config->state_path, upcd->runs, upcd->nr_runs,
+				       upcd->page_size, upcd->options.dry_run);
+		if (err && !upcd->state_warned)
+			upcc_log(LOG_WARNING, "cannot write state %s: %s", config->state_path,
+				 strerror(-err));
+		upcd->state_warned = err != 0;
+	}
+	if (config->metrics_path[0]) {
+		err = upcc_metrics_write(config->metrics_path, upcd->runs, upcd->nr_runs,
+					 upcd->page_size);
+		if (err && !upcd->metrics_warned)
+			upcc_log(LOG_WARNING, "cannot write metrics %s: %s", config->metrics_path,
+				 strerror(-err));
+		upcd->metrics_warned = err != 0;
+	}
+}
+
+/* One step for every scope; returns how many scopes failed to measure. */
+static int control_round(struct upcd *upcd, bool *all_done, bool *target_missed)
+{
+	int failures = 0;
+
+	*all_done = true;
+	for (size_t i = 0; i < upcd->nr_runs; i++) {
+		struct upcc_scope_run *run = &upcd->runs[i];
+		struct upcc_step_report report;
+
+		if (run->once_done)
+			continue;
+		if (upcc_control_step(run, upcc_measure, upcd->page_size, &report))
+			failures++;
+		log_step(upcd, run, &report);
+		/* --once: a scope is done when at its target, or when a step
+		 * could not make progress (dry run, no backend, nothing dropped).
+		 */
+		if (report.outcome != UPCC_STEP_ACTED ||
+		    report.result.reclaimed_pages == 0 || report.error) {
+			run->once_done = true;
+			if (report.outcome != UPCC_STEP_IDLE && report.outcome != UPCC_STEP_DRY_RUN)
+				*target_missed = true;
+		} else {
+			*all_done = false;
+		}
+	}
+	write_reports(upcd);
+	return failures;
+}
+
+static int run_once(struct upcd *upcd)
+{
+	bool all_done = false, target_missed = false;
+	int failures = 0;
+
+	for (int round = 0; round < ONCE_MAX_ROUNDS && !all_done; round++)
+		failures += control_round(upcd, &all_done, &target_missed);
+	if (failures)
+		return EXIT_RUNTIME;
+	return target_missed || !all_done ? EXIT_TARGET_MISSED : 0;
+}
+
+static int arm_timer(int fd, uint64_t period_usec)
+{
+	struct itimerspec spec = {
+		.it_interval = { (time_t)(period_usec / 1000000), (long)(period_usec % 1000000) * 1000 },
+	};
+
+	spec.it_value = spec.it_interval;
+	if (!spec.it_value.tv_sec && !spec.it_value.tv_nsec)
+		spec.it_value.tv_nsec = 1;
+	return timerfd_settime(fd, 0, &spec, NULL);
+}
+
+/* SIGHUP: a new config replaces the old only if it parses and its backends work. */
+static void reload(struct upcd *upcd)
+{
+	struct upcc_config new_config, old_config = upcd->config;
+	struct upcc_scope_run *new_runs;
+	int err;
+
+	upcc_notify("RELOADING=1");
+	if (build_config(&upcd->options, &new_config)) {
+		upcc_log(LOG_ERR, "reload: keeping the old configuration");
+		upcc_notify("READY=1");
+		return;
+	}
+	/* The old backends let go first: two fadvise inventories or two
+	 * DAMON contexts for one scope must never coexist.
+	 */
+	for (size_t i = 0; i < upcd->nr_runs; i++)
+		release_backend(&upcd->runs[i]);
+	upcd->config = new_config;
+	err = build_runs(upcd, &new_runs);
+	if (err) {
+		upcc_log(LOG_ERR, "reload: a scope has no backend: keeping the old configuration");
+		free_runs(new_runs, upcd->config.nr_scopes);
+		upcc_config_free(&upcd->config);
+		upcd->config = old_config;
+		for (size_t i = 0; i < upcd->nr_runs; i++)
+			setup_backend(&upcd->runs[i], &upcd->config, upcd->options.dry_run);
+	} else {
+		free(upcd->runs);
+		upcc_config_free(&old_config);
+		upcd->runs = new_runs;
+		upcd->nr_runs = upcd->config.nr_scopes;
+		upcc_log(LOG_NOTICE, "reloaded: %zu scope(s), interval %llu ms", upcd->nr_runs,
+			 (unsigned long long)upcd->config.interval_ms);
+	}
+	upcc_notify("READY=1");
+}
+
+static int add_fd(int epoll_fd, int fd)
+{
+	struct epoll_event event = { .events = EPOLLIN, .data.fd = fd };
+
+	return epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &event);
+}
+
+static int drain_fd(int fd, void *buffer, size_t size)
+{
+	return read(fd, buffer, size) < 0 && errno != EAGAIN ? -errno : 0;
+}
+
+static int event_loop(struct upcd *upcd, int signal_fd)
+{
+	uint64_t watchdog_usec = upcc_notify_watchdog_usec();
+	int epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	int tick_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	int watchdog_fd = watchdog_usec ? timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK) : -1;
+	uint64_t interval_ms = upcd->config.interval_ms;
+	bool running = true, done, missed;
+	int rc = 0;
+
+	if (epoll_fd < 0 || tick_fd < 0 || (watchdog_usec && watchdog_fd < 0) ||
+	    add_fd(epoll_fd, signal_fd) || add_fd(epoll_fd, tick_fd) ||
+	    arm_timer(tick_fd, interval_ms * 1000) ||
+	    (watchdog_fd >= 0 && (add_fd(epoll_fd, watchdog_fd) ||
+				  arm_timer(watchdog_fd, watchdog_usec / 2)))) {
+		upcc_log(LOG_ERR, "cannot set up the event loop: %s", strerror(errno));
+		rc = EXIT_RUNTIME;
+		running = false;
+	}
+	if (running) {
+		control_round(upcd, &done, &missed);
+		upcc_notify("READY=1");
+		upcc_notify_status("controlling %zu scope(s) every %llu ms", upcd->nr_runs,
+				   (unsigned long long)interval_ms);
+	}
+	while (running) {
+		struct epoll_event event;
+		int ready = epoll_wait(epoll_fd, &event, 1, -1);
+
+		if (ready < 0 && errno == EINTR)
+			continue;
+		if (ready < 0) {
+			upcc_log(LOG_ERR, "epoll_wait: %s", strerror(errno));
+			rc = EXIT_RUNTIME;
+			break;
+		}
+		if (event.data.fd == signal_fd) {
+			struct signalfd_siginfo info;
+
+			if (drain_fd(signal_fd, &info, sizeof(info)))
+				continue;
+			if (info.ssi_signo == SIGHUP) {
+				reload(upcd);
+				if (upcd->config.interval_ms != interval_ms) {
+					interval_ms = upcd->config.interval_ms;
+					arm_timer(tick_fd, interval_ms * 1000);
+				}
+			} else {
+				upcc_log(LOG_NOTICE, "signal %u: stopping", info.ssi_signo);
+				running = false;
+			}
+		} else if (event.data.fd == tick_fd) {
+			uint64_t expirations;
+
+			drain_fd(tick_fd, &expirations, sizeof(expirations));
+			control_round(upcd, &done, &missed);
+			for (size_t i = 0; i < upcd->nr_runs; i++)
+				upcd->runs[i].once_done = false;
+		} else {
+			uint64_t expirations;
+
+			drain_fd(watchdog_fd, &expirations, sizeof(expirations));
+			upcc_notify("WATCHDOG=1");
+		}
+	}
+	upcc_notify("STOPPING=1");
+	if (watchdog_fd >= 0)
+		close(watchdog_fd);
+	if (tick_fd >= 0)
+		close(tick_fd);
+	if (epoll_fd >= 0)
+		close(epoll_fd);
+	return rc;
+}
+
+/* Signals arrive through a signalfd, so they must not be delivered the old way. */
+static int block_signals(void)
+{
+	sigset_t mask;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL))
+		return -1;
+	return signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+int main(int argc, char **argv)
+{
+	struct upcd upcd = { .page_size = upcc_page_size() };
+	int rc, signal_fd;
+
+	rc = parse_options(argc, argv, &upcd.options);
+	if (rc)
+		return rc;
+	upcc_log_init(upcd.options.verbose);
+	if (build_config(&upcd.options, &upcd.config))
+		return EXIT_USAGE;
+	/* A dry run writes reports only where it was told to: it changes nothing else. */
+	upcd.reports_enabled = !upcd.options.dry_run || upcd.options.state || upcd.options.metrics;
+	if (upcd.options.dry_run && !upcd.options.state)
+		upcd.config.state_path[0] = '\0';
+	if (build_runs(&upcd, &upcd.runs)) {
+		upcd.nr_runs = upcd.config.nr_scopes;
+		upcc_log(LOG_ERR, "a scope has no usable backend: not starting");
+		free_runs(upcd.runs, upcd.nr_runs);
+		upcc_config_free(&upcd.config);
+		return EXIT_RUNTIME;
+	}
+	upcd.nr_runs = upcd.config.nr_scopes;
+	signal_fd = block_signals();
+	if (signal_fd < 0) {
+		upcc_log(LOG_ERR, "signalfd: %s", strerror(errno));
+		rc = EXIT_RUNTIME;
+	} else {
+		rc = upcd.options.once ? run_once(&upcd) : event_loop(&upcd, signal_fd);
+		close(signal_fd);
+	}
+	free_runs(upcd.runs, upcd.nr_runs);
+	upcc_config_free(&upcd.config);
+	return rc;
+}
