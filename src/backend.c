@@ -3,7 +3,9 @@
  * backend.c - the backend registry, auto selection, and the small file
  * helpers the global backends share (root prefix for tests, logged writes).
  */
-#define _GNU_SOURCE
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* O_NOATIME, O_PATH, getline, makedev */
+#endif
 #include "backend.h"
 
 #include <errno.h>

@@ -17,7 +17,9 @@
  * DAMON belongs to whoever set it up first: if any kdamond exists
  * (nr_kdamonds != 0) the backend refuses and auto falls back.
  */
-#define _GNU_SOURCE
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* O_NOATIME, O_PATH, getline, makedev */
+#endif
 #include "backend.h"
 
 #include <errno.h>

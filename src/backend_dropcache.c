@@ -6,7 +6,9 @@
  * the hot working set away with the cold, whatever was asked.  So it needs
  * allow_dropcache, and auto tries it last.
  */
-#define _GNU_SOURCE
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* O_NOATIME, O_PATH, getline, makedev */
+#endif
 #include "backend.h"
 
 #include <errno.h>

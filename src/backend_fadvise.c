@@ -8,7 +8,9 @@
  * files cachestat reports dirty or under writeback are skipped because
  * DONTNEED would start writeback on them; nothing here touches anon memory.
  */
-#define _GNU_SOURCE
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* O_NOATIME, O_PATH, getline, makedev */
+#endif
 #include "backend.h"
 
 #include <errno.h>

@@ -13,7 +13,9 @@
  * dropped.  That breaks "never unmap", so auto never picks this backend;
  * it runs only when named.  See docs/backends.md.
  */
-#define _GNU_SOURCE
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* O_NOATIME, O_PATH, getline, makedev */
+#endif
 #include "backend.h"
 
 #include <errno.h>

@@ -3,7 +3,9 @@
  * inventory.c - bounded table of cached files, the mapped-file set, safe
  * per-file eviction, and the path scope's sample.
  */
-#define _GNU_SOURCE
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* O_NOATIME, O_PATH, getline, makedev */
+#endif
 #include "inventory.h"
 
 #include <ctype.h>

@@ -2,7 +2,9 @@
 /*
  * residency.c - per-file page cache residency: cachestat(2), else mincore(2).
  */
-#define _GNU_SOURCE
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* O_NOATIME, O_PATH, getline, makedev */
+#endif
 #include "residency.h"
 
 #include <errno.h>
@@ -57,11 +59,8 @@ static int cachestat_call(int fd, struct upcc_cachestat *cs)
 
 static enum upcc_residency_method probe_method(void)
 {
-	const char *forced = getenv("UPCC_RESIDENCY");
 	struct upcc_cachestat cs;
 
-	if (forced && strcmp(forced, "mincore") == 0)
-		return UPCC_RESIDENCY_MINCORE;
 	/* A bad fd tells the syscall apart from ENOSYS without any file. */
 	if (cachestat_call(-1, &cs) == -ENOSYS)
 		return UPCC_RESIDENCY_MINCORE;
@@ -70,11 +69,15 @@ static enum upcc_residency_method probe_method(void)
 
 enum upcc_residency_method upcc_residency_method(void)
 {
-	static int method = -1;
+	static int kernel_method = -1;
+	const char *forced = getenv("UPCC_RESIDENCY");
 
-	if (method < 0)
-		method = probe_method();
-	return (enum upcc_residency_method)method;
+	/* The environment is read every time so one test process can try both. */
+	if (forced && strcmp(forced, "mincore") == 0)
+		return UPCC_RESIDENCY_MINCORE;
+	if (kernel_method < 0)
+		kernel_method = probe_method();
+	return (enum upcc_residency_method)kernel_method;
 }
 
 const char *upcc_residency_method_name(enum upcc_residency_method method)

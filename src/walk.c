@@ -4,7 +4,9 @@
  * per level, that opens nothing it has not first proven to be a regular file
  * or a directory.
  */
-#define _GNU_SOURCE
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* O_NOATIME, O_PATH, getline, makedev */
+#endif
 #include "walk.h"
 
 #include <dirent.h>

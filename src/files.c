@@ -1,0 +1,469 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * files.c - the `upcc files` and `upcc evict` commands.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* O_NOATIME, O_PATH, getline, makedev */
+#endif
+#include "files.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "inventory.h"
+#include "residency.h"
+#include "walk.h"
+
+#define DEFAULT_TOP	20u
+#define MAX_TOP		1000000u
+
+/* ---- upcc files --------------------------------------------------------- */
+
+struct file_row {
+	uint64_t cached_pages;
+	uint64_t file_pages;
+	uint64_t dirty_pages;
+	uint64_t writeback_pages;
+	bool mapped;
+	char *path;
+};
+
+/* The N files with the most cached pages, as a min-heap on cached_pages:
+ * memory stays at N rows however big the tree.
+ */
+struct top_files {
+	struct file_row *rows;
+	size_t count, max;
+	struct upcc_mapped_set mapped;
+	struct upcc_inventory_totals totals;
+	bool state_known;
+	int error;
+};
+
+static void heap_swap(struct file_row *a, struct file_row *b)
+{
+	struct file_row t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+static void heap_sift_down(struct top_files *top, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, min = i;
+
+		if (l < top->count && top->rows[l].cached_pages < top->rows[min].cached_pages)
+			min = l;
+		if (r < top->count && top->rows[r].cached_pages < top->rows[min].cached_pages)
+			min = r;
+		if (min == i)
+			return;
+		heap_swap(&top->rows[i], &top->rows[min]);
+		i = min;
+	}
+}
+
+static void heap_sift_up(struct top_files *top, size_t i)
+{
+	while (i > 0 && top->rows[(i - 1) / 2].cached_pages > top->rows[i].cached_pages) {
+		heap_swap(&top->rows[i], &top->rows[(i - 1) / 2]);
+		i = (i - 1) / 2;
+	}
+}
+
+static int top_offer(struct top_files *top, const struct file_row *row, const char *path)
+{
+	char *copy;
+
+	if (top->count == top->max && top->rows[0].cached_pages >= row->cached_pages)
+		return 0;
+	copy = strdup(path);
+	if (!copy)
+		return -ENOMEM;
+	if (top->count == top->max) {
+		free(top->rows[0].path);
+		top->rows[0] = *row;
+		top->rows[0].path = copy;
+		heap_sift_down(top, 0);
+		return 0;
+	}
+	top->rows[top->count] = *row;
+	top->rows[top->count].path = copy;
+	heap_sift_up(top, top->count++);
+	return 0;
+}
+
+static int files_visit(void *ctx, int fd, const struct stat *st, const char *path)
+{
+	struct top_files *top = ctx;
+	struct upcc_residency res;
+	struct file_row row;
+
+	if (upcc_residency_fd(fd, st, &res))
+		return 0;
+	row.cached_pages = res.cached_pages;
+	row.file_pages = res.file_pages;
+	row.dirty_pages = res.dirty_pages;
+	row.writeback_pages = res.writeback_pages;
+	row.mapped = upcc_mapped_set_has(&top->mapped, st->st_dev, st->st_ino);
+	row.path = NULL;
+	top->state_known = res.state_known;
+	top->totals.files++;
+	top->totals.cached_pages += res.cached_pages;
+	top->totals.dirty_pages += res.dirty_pages;
+	top->totals.writeback_pages += res.writeback_pages;
+	if (row.mapped)
+		top->totals.mapped_pages += res.cached_pages;
+	if (!res.cached_pages)
+		return 0;
+	top->error = top_offer(top, &row, path);
+	return top->error ? 1 : 0;
+}
+
+static int compare_rows_desc(const void *a, const void *b)
+{
+	const struct file_row *x = a, *y = b;
+
+	if (x->cached_pages != y->cached_pages)
+		return x->cached_pages > y->cached_pages ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+static void json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+static void print_files_json(FILE *out, const struct top_files *top, const char *root)
+{
+	fputs("{\"root\":", out);
+	json_string(out, root);
+	fprintf(out, ",\"method\":\"%s\",\"page_size\":%ld,\"files\":[",
+		upcc_residency_method_name(upcc_residency_method()), sysconf(_SC_PAGESIZE));
+	for (size_t i = 0; i < top->count; i++) {
+		const struct file_row *r = &top->rows[i];
+
+		fprintf(out, "%s{\"path\":", i ? "," : "");
+		json_string(out, r->path);
+		fprintf(out, ",\"cached_pages\":%" PRIu64 ",\"file_pages\":%" PRIu64, r->cached_pages,
+			r->file_pages);
+		if (top->state_known)
+			fprintf(out, ",\"dirty_pages\":%" PRIu64 ",\"writeback_pages\":%" PRIu64,
+				r->dirty_pages, r->writeback_pages);
+		fprintf(out, ",\"mapped\":%s}", r->mapped ? "true" : "false");
+	}
+	fprintf(out, "],\"total\":{\"files\":%" PRIu64 ",\"cached_pages\":%" PRIu64
+		",\"mapped_pages\":%" PRIu64 ",\"dirty_pages\":%" PRIu64
+		",\"writeback_pages\":%" PRIu64 "},\"skipped\":{\"special\":%" PRIu64
+		",\"mounts\":%" PRIu64 ",\"errors\":%" PRIu64 "}}\n",
+		top->totals.files, top->totals.cached_pages, top->totals.mapped_pages,
+		top->totals.dirty_pages, top->totals.writeback_pages,
+		top->totals.walk.skipped_special, top->totals.walk.skipped_mounts,
+		top->totals.walk.errors);
+}
+
+static void print_files_table(FILE *out, const struct top_files *top)
+{
+	long page_kb = sysconf(_SC_PAGESIZE) / 1024;
+
+	fprintf(out, "%12s %12s %6s %10s %10s %6s  %s\n", "CACHED_KB", "SIZE_KB", "RES%",
+		"DIRTY", "WRITEBACK", "MAPPED", "FILE");
+	for (size_t i = 0; i < top->count; i++) {
+		const struct file_row *r = &top->rows[i];
+		unsigned int pct = r->file_pages ? (unsigned int)(r->cached_pages * 100 / r->file_pages)
+						 : 0;
+
+		if (top->state_known)
+			fprintf(out, "%12" PRIu64 " %12" PRIu64 " %5u%% %10" PRIu64 " %10" PRIu64
+				" %6s  %s\n", r->cached_pages * page_kb, r->file_pages * page_kb, pct,
+				r->dirty_pages, r->writeback_pages, r->mapped ? "yes" : "no", r->path);
+		else
+			fprintf(out, "%12" PRIu64 " %12" PRIu64 " %5u%% %10s %10s %6s  %s\n",
+				r->cached_pages * page_kb, r->file_pages * page_kb, pct, "?", "?",
+				r->mapped ? "yes" : "no", r->path);
+	}
+	fprintf(out, "total: %" PRIu64 " files, %" PRIu64 " kB cached, %" PRIu64
+		" kB of it in mapped files, %" PRIu64 " dirty pages (%s)\n",
+		top->totals.files, top->totals.cached_pages * page_kb,
+		top->totals.mapped_pages * page_kb, top->totals.dirty_pages,
+		upcc_residency_method_name(upcc_residency_method()));
+}
+
+static void files_usage(FILE *out)
+{
+	fputs("usage: upcc files [PATH] [--top N] [--json] [--cross-mounts]\n"
+	      "\n"
+	      "List the files under PATH (default: the current directory) that hold\n"
+	      "page cache, most cached first, like fincore.  Symlinks are never\n"
+	      "followed and only regular files are opened; other filesystems are\n"
+	      "skipped unless --cross-mounts.\n"
+	      "\n"
+	      "  --top N         show the N most cached files (default 20; 0 = totals only)\n"
+	      "  --json          one JSON object on stdout\n"
+	      "  --cross-mounts  descend into other (non-pseudo) filesystems\n"
+	      "  --help          this text\n"
+	      "\n"
+	      "Exit: 0 listed; 1 PATH could not be walked; 2 bad usage.\n", out);
+}
+
+static int parse_count(const char *text, unsigned int max, unsigned int *value)
+{
+	char *end;
+	unsigned long n;
+
+	if (!text || !*text || *text == '-' || *text == '+')
+		return -EINVAL;
+	errno = 0;
+	n = strtoul(text, &end, 10);
+	if (errno || *end || n > max)
+		return -EINVAL;
+	*value = (unsigned int)n;
+	return 0;
+}
+
+static const char *walk_error(int err)
+{
+	switch (err) {
+	case -ELOOP:
+		return "is a symlink: never followed";
+	case -ENOTDIR:
+		return "is not a regular file or directory: never opened";
+	case -EMEDIUMTYPE:
+		return "is on a pseudo or memory-backed filesystem";
+	default:
+		return strerror(-err);
+	}
+}
+
+static void free_rows(struct top_files *top)
+{
+	for (size_t i = 0; i < top->count; i++)
+		free(top->rows[i].path);
+	free(top->rows);
+	upcc_mapped_set_free(&top->mapped);
+}
+
+static int run_files(const char *root, unsigned int max, bool json, bool cross_mounts)
+{
+	struct upcc_walk_options options = { .cross_mounts = cross_mounts };
+	struct top_files top;
+	int err;
+
+	memset(&top, 0, sizeof(top));
+	top.max = max;
+	top.rows = calloc(max ? max : 1, sizeof(*top.rows));
+	if (!top.rows) {
+		fprintf(stderr, "upcc files: out of memory\n");
+		return UPCC_EXIT_FAILURE;
+	}
+	if (upcc_mapped_set_load(&top.mapped))
+		fprintf(stderr, "upcc files: cannot read /proc/*/maps: mapped column may be wrong\n");
+	err = upcc_walk(root, &options, files_visit, &top, &top.totals.walk);
+	if (err) {
+		fprintf(stderr, "upcc files: %s: %s\n", root,
+			err > 0 ? strerror(-top.error) : walk_error(err));
+		free_rows(&top);
+		return UPCC_EXIT_FAILURE;
+	}
+	qsort(top.rows, top.count, sizeof(*top.rows), compare_rows_desc);
+	if (json)
+		print_files_json(stdout, &top, root);
+	else
+		print_files_table(stdout, &top);
+	free_rows(&top);
+	return UPCC_EXIT_OK;
+}
+
+int upcc_files_main(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "top", required_argument, NULL, 't' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "cross-mounts", no_argument, NULL, 'x' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned int top = DEFAULT_TOP;
+	bool json = false, cross = false;
+	int opt;
+
+	optind = 0;	/* glibc: full re-initialisation, whoever parsed before */
+	while ((opt = getopt_long(argc, argv, "+t:jxh", options, NULL)) != -1) {
+		switch (opt) {
+		case 't':
+			if (parse_count(optarg, MAX_TOP, &top)) {
+				fprintf(stderr, "upcc files: --top wants a count 0..%u, not '%s'\n",
+					MAX_TOP, optarg);
+				return UPCC_EXIT_USAGE;
+			}
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'x':
+			cross = true;
+			break;
+		case 'h':
+			files_usage(stdout);
+			return UPCC_EXIT_OK;
+		default:
+			files_usage(stderr);
+			return UPCC_EXIT_USAGE;
+		}
+	}
+	if (argc - optind > 1) {
+		fprintf(stderr, "upcc files: one PATH at most (got %d)\n", argc - optind);
+		return UPCC_EXIT_USAGE;
+	}
+	return run_files(optind < argc ? argv[optind] : ".", top, json, cross);
+}
+
+/* ---- upcc evict --------------------------------------------------------- */
+
+struct evict_run {
+	struct upcc_mapped_set mapped;
+	bool quiet;
+	bool dry_run;
+	uint64_t files, dropped_pages, skipped_dirty, skipped_mapped, errors;
+};
+
+static int evict_visit(void *ctx, int fd, const struct stat *st, const char *path)
+{
+	struct evict_run *run = ctx;
+	struct upcc_evict_result result;
+	struct upcc_residency res;
+	int err;
+
+	run->files++;
+	if (run->dry_run) {
+		if (!upcc_residency_fd(fd, st, &res) && !run->quiet)
+			printf("would drop up to %" PRIu64 " pages  %s\n", res.cached_pages, path);
+		return 0;
+	}
+	err = upcc_evict_fd(fd, st, &run->mapped, &result);
+	if (err) {
+		run->errors++;
+		fprintf(stderr, "upcc evict: %s: %s\n", path, strerror(-err));
+		return 0;
+	}
+	if (result.skipped_mapped) {
+		run->skipped_mapped++;
+		if (!run->quiet && result.before_pages)
+			printf("skipped (mapped)  %" PRIu64 " pages  %s\n", result.before_pages, path);
+	} else if (result.skipped_dirty) {
+		run->skipped_dirty++;
+		if (!run->quiet && result.before_pages)
+			printf("skipped (dirty)   %" PRIu64 " pages  %s\n", result.before_pages, path);
+	} else if (result.before_pages) {
+		uint64_t dropped = result.before_pages > result.after_pages
+					   ? result.before_pages - result.after_pages : 0;
+
+		run->dropped_pages += dropped;
+		if (!run->quiet)
+			printf("dropped %" PRIu64 " of %" PRIu64 " pages  %s\n", dropped,
+			       result.before_pages, path);
+	}
+	return 0;
+}
+
+static void evict_usage(FILE *out)
+{
+	fputs("usage: upcc evict [--cross-mounts] [--dry-run] [--quiet] PATH...\n"
+	      "\n"
+	      "Drop the clean page cache of each file under each PATH, like\n"
+	      "`vmtouch -e`, with upcd's rules: files with dirty or writeback pages\n"
+	      "are skipped (dropping would start writeback), files any process maps\n"
+	      "are skipped, symlinks are never followed and only regular files are\n"
+	      "opened.  Reports what was dropped, measured before and after.\n"
+	      "\n"
+	      "  --cross-mounts  descend into other (non-pseudo) filesystems\n"
+	      "  --dry-run       say what would be dropped, drop nothing\n"
+	      "  --quiet         only the summary line\n"
+	      "  --help          this text\n"
+	      "\n"
+	      "Exit: 0 done (skipped files are not failures); 1 a PATH or file\n"
+	      "could not be evicted; 2 bad usage (nothing done).\n", out);
+}
+
+int upcc_evict_main(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "cross-mounts", no_argument, NULL, 'x' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct upcc_walk_options walk_options = { 0 };
+	struct evict_run run;
+	int opt, status = UPCC_EXIT_OK;
+	long page_kb = sysconf(_SC_PAGESIZE) / 1024;
+
+	memset(&run, 0, sizeof(run));
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "+xnqh", options, NULL)) != -1) {
+		switch (opt) {
+		case 'x':
+			walk_options.cross_mounts = true;
+			break;
+		case 'n':
+			run.dry_run = true;
+			break;
+		case 'q':
+			run.quiet = true;
+			break;
+		case 'h':
+			evict_usage(stdout);
+			return UPCC_EXIT_OK;
+		default:
+			evict_usage(stderr);
+			return UPCC_EXIT_USAGE;
+		}
+	}
+	if (optind == argc) {
+		fprintf(stderr, "upcc evict: no PATH given\n");
+		evict_usage(stderr);
+		return UPCC_EXIT_USAGE;
+	}
+	if (upcc_mapped_set_load(&run.mapped)) {
+		/* Without the mapped set the mapped-file rule cannot be kept. */
+		fprintf(stderr, "upcc evict: cannot read /proc/*/maps: refusing to evict\n");
+		return UPCC_EXIT_FAILURE;
+	}
+	for (int i = optind; i < argc; i++) {
+		struct upcc_walk_stats stats;
+		int err = upcc_walk(argv[i], &walk_options, evict_visit, &run, &stats);
+
+		if (err) {
+			fprintf(stderr, "upcc evict: %s: %s\n", argv[i], walk_error(err));
+			status = UPCC_EXIT_FAILURE;
+		}
+	}
+	upcc_mapped_set_free(&run.mapped);
+	if (run.errors)
+		status = UPCC_EXIT_FAILURE;
+	printf("evict: %" PRIu64 " files, %" PRIu64 " kB dropped%s; skipped %" PRIu64
+	       " dirty, %" PRIu64 " mapped; %" PRIu64 " errors\n", run.files,
+	       run.dropped_pages * page_kb, run.dry_run ? " (dry run)" : "", run.skipped_dirty,
+	       run.skipped_mapped, run.errors);
+	return status;
+}

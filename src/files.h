@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * files.h - `upcc files` (cached files and their resident pages, like
+ * fincore) and `upcc evict` (drop files' clean unmapped pages, like
+ * `vmtouch -e`, with upcd's rules: never a dirty or writeback file, never a
+ * mapped one, never through a symlink).
+ *
+ * Exit codes: 0 done; 1 a path could not be read or evicted (the others
+ * still were); 2 bad usage (nothing done).
+ */
+#ifndef UPCC_FILES_H
+#define UPCC_FILES_H
+
+#define UPCC_EXIT_OK		0
+#define UPCC_EXIT_FAILURE	1
+#define UPCC_EXIT_USAGE		2
+
+/* argv[0] is the command name ("files"/"evict"). */
+int upcc_files_main(int argc, char **argv);
+int upcc_evict_main(int argc, char **argv);
+
+#endif /* UPCC_FILES_H */
