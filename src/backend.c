@@ -41,17 +41,13 @@ const struct upcc_backend_ops *upcc_backend_find(const char *name)
 	return NULL;
 }
 
-static int start_backend(struct upcc_backend *backend, const struct upcc_backend_ops *ops,
-			 struct upcc_scope *scope)
+/* Selection only picks: init and fini are the caller's (upcd calls init
+ * unless dry-running), so nothing here allocates or changes state.
+ */
+static void choose(struct upcc_backend *backend, const struct upcc_backend_ops *ops)
 {
-	int err;
-
 	backend->ops = ops;
 	backend->priv = NULL;
-	err = ops->init ? ops->init(backend, scope) : 0;
-	if (err)
-		backend->ops = NULL;
-	return err;
 }
 
 static int select_named(struct upcc_backend *backend, const struct upcc_backend_ops *ops,
@@ -70,10 +66,9 @@ static int select_named(struct upcc_backend *backend, const struct upcc_backend_
 		snprintf(backend->why, sizeof(backend->why), "%s unusable: %.200s", ops->name, why);
 		return err;
 	}
-	err = start_backend(backend, ops, scope);
-	snprintf(backend->why, sizeof(backend->why), "%s by name: %.200s%s", ops->name, why,
-		 err ? " (but init failed)" : "");
-	return err;
+	choose(backend, ops);
+	snprintf(backend->why, sizeof(backend->why), "%s by name: %.200s", ops->name, why);
+	return 0;
 }
 
 /* Append "name (reason)" to the list of backends auto passed over. */
@@ -110,11 +105,7 @@ static int select_auto(struct upcc_backend *backend, struct upcc_scope *scope)
 			note_skipped(skipped, sizeof(skipped), ops->name, why);
 			continue;
 		}
-		err = start_backend(backend, ops, scope);
-		if (err) {
-			note_skipped(skipped, sizeof(skipped), ops->name, "init failed");
-			continue;
-		}
+		choose(backend, ops);
 		snprintf(backend->why, sizeof(backend->why), "auto: %s: %.100s; passed over: %.100s",
 			 ops->name, why, *skipped ? skipped : "none");
 		return 0;

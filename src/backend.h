@@ -66,7 +66,9 @@ const struct upcc_backend_ops *upcc_backend_find(const char *name);
 /*
  * Pick the backend for @scope: @name, or for "auto" the best that probes as
  * usable, in the order the benchmark (bench/) measured as best.  Fills
- * backend->why.  0 or a negative errno.
+ * backend->why.  0 or a negative errno.  Only probes: the caller then calls
+ * ops->init (and later ops->fini); backend->dry_run and ->allow_dropcache
+ * are read, so set them first.
  */
 int upcc_backend_select(struct upcc_backend *backend, const char *name,
 			struct upcc_scope *scope);

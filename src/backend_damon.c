@@ -305,6 +305,8 @@ static int damon_reclaim(struct upcc_backend *backend, struct upcc_scope *scope,
 	result->requested_pages = nr_pages;
 	if (backend->dry_run || !nr_pages)
 		return 0;
+	if (!priv)
+		return -EINVAL;	/* init was not called */
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	/* Someone may have started DAMON since we probed: still never take over. */
 	err = damon_free(priv->admin);

@@ -102,7 +102,7 @@ static void evict_in_order(struct upcc_backend *backend, struct upcc_inventory *
 		result->scanned_items++;
 		if (backend->dry_run)
 			continue;	/* the count of files it would look at is the report */
-		if (upcc_inventory_evict(inv, order[i], &evicted))
+		if (upcc_inventory_evict(inv, order[i], nr_pages - result->reclaimed_pages, &evicted))
 			continue;	/* gone or replaced since the walk: not ours to touch */
 		if (evicted.skipped_dirty)
 			result->skipped_dirty++;
@@ -123,6 +123,8 @@ static int fadvise_reclaim(struct upcc_backend *backend, struct upcc_scope *scop
 	(void)scope;
 	memset(result, 0, sizeof(*result));
 	result->requested_pages = nr_pages;
+	if (!inv)
+		return -EINVAL;	/* init was not called */
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	err = upcc_inventory_refresh(inv);
 	if (!err && inv->count) {

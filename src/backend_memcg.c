@@ -153,6 +153,8 @@ static int memcg_reclaim(struct upcc_backend *backend, struct upcc_scope *scope,
 	result->requested_pages = nr_pages;
 	if (backend->dry_run || !nr_pages)
 		return 0;
+	if (!priv)
+		return -EINVAL;	/* init was not called */
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	before = file_bytes(priv);
 	err = write_request(priv, nr_pages * page);

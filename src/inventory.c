@@ -171,8 +171,35 @@ static int64_t now_seconds(void)
 	return ts.tv_sec;
 }
 
-int upcc_evict_fd(int fd, const struct stat *st, const struct upcc_mapped_set *mapped,
-		  struct upcc_evict_result *result)
+/*
+ * Drop windows growing from the end of the file until @limit pages are gone
+ * or the window covers the file: a big file need not lose all its cache to
+ * satisfy a small request.  Which end is colder is unknown; the tail is
+ * what a sequential reader reached last, so it is the likelier to be done.
+ */
+static int drop_tail_windows(int fd, const struct stat *st, uint64_t limit,
+			     struct upcc_residency *res)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t size = (uint64_t)st->st_size, before = res->cached_pages;
+	uint64_t window = limit * page;
+	int err;
+
+	for (;;) {
+		off_t offset = window >= size ? 0 : (off_t)(size - window);
+
+		err = posix_fadvise(fd, offset, 0, POSIX_FADV_DONTNEED);
+		if (err)
+			return -err;
+		err = upcc_residency_fd(fd, st, res);
+		if (err || offset == 0 || before - res->cached_pages >= limit)
+			return err;
+		window *= 2;
+	}
+}
+
+int upcc_evict_fd_limit(int fd, const struct stat *st, const struct upcc_mapped_set *mapped,
+			uint64_t limit_pages, struct upcc_evict_result *result)
 {
 	struct upcc_residency res;
 	int err;
@@ -195,14 +222,22 @@ int upcc_evict_fd(int fd, const struct stat *st, const struct upcc_mapped_set *m
 	}
 	if (!res.cached_pages)
 		return 0;
-	err = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-	if (err)
-		return -err;
-	err = upcc_residency_fd(fd, st, &res);
+	if (limit_pages && limit_pages < res.cached_pages) {
+		err = drop_tail_windows(fd, st, limit_pages, &res);
+	} else {
+		err = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+		err = err ? -err : upcc_residency_fd(fd, st, &res);
+	}
 	if (err)
 		return err;
 	result->after_pages = res.cached_pages;
 	return 0;
+}
+
+int upcc_evict_fd(int fd, const struct stat *st, const struct upcc_mapped_set *mapped,
+		  struct upcc_evict_result *result)
+{
+	return upcc_evict_fd_limit(fd, st, mapped, 0, result);
 }
 
 /* ---- the table ---------------------------------------------------------- */
@@ -466,7 +501,7 @@ size_t upcc_inventory_coldest(struct upcc_inventory *inv, struct upcc_inventory_
 }
 
 int upcc_inventory_evict(struct upcc_inventory *inv, struct upcc_inventory_entry *entry,
-			 struct upcc_evict_result *result)
+			 uint64_t limit_pages, struct upcc_evict_result *result)
 {
 	struct stat expect = { 0 }, st;
 	int fd, err;
@@ -477,7 +512,7 @@ int upcc_inventory_evict(struct upcc_inventory *inv, struct upcc_inventory_entry
 	fd = upcc_open_regular(AT_FDCWD, entry->path, &expect, &st);
 	if (fd < 0)
 		return fd;
-	err = upcc_evict_fd(fd, &st, &inv->mapped, result);
+	err = upcc_evict_fd_limit(fd, &st, &inv->mapped, limit_pages, result);
 	close(fd);
 	if (!err)
 		entry->cached_pages = result->after_pages;

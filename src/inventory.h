@@ -118,9 +118,17 @@ struct upcc_evict_result {
 int upcc_evict_fd(int fd, const struct stat *st, const struct upcc_mapped_set *mapped,
 		  struct upcc_evict_result *result);
 
-/* Reopen @entry by its path (symlink-free, same dev/ino) and evict it. */
+/* The same, but aiming at @limit_pages (0 = all): windows growing from the
+ * file's end are dropped until that many pages are gone.
+ */
+int upcc_evict_fd_limit(int fd, const struct stat *st, const struct upcc_mapped_set *mapped,
+			uint64_t limit_pages, struct upcc_evict_result *result);
+
+/* Reopen @entry by its path (same dev/ino, never a special file) and evict
+ * up to @limit_pages of it (0 = all).
+ */
 int upcc_inventory_evict(struct upcc_inventory *inv, struct upcc_inventory_entry *entry,
-			 struct upcc_evict_result *result);
+			 uint64_t limit_pages, struct upcc_evict_result *result);
 
 /*
  * Sample a UPCC_SCOPE_PATH scope: its files' cached pages as file_lru, the
