@@ -1,0 +1,24 @@
+# The kernel series' functional suite (tests/kernel/): boots the patched UML
+# kernel (mk/20-kernel.mk builds it) with 256M of RAM and checks, from
+# inside the guest, that the control bounds unmapped page cache, leaves
+# mapped and dirty pages alone, obeys its sysctls and counts what it does.
+# The debug suite runs the same on the CONFIG_DEBUG_VM/PROVE_LOCKING build
+# and also fails on any kernel splat in the guests' logs.
+
+KTEST := $(BUILD)/tests/kernel/ktest
+KTEST_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -Isrc
+
+CHECK_SUITES += kernel-functional kernel-functional-debug
+.PHONY: kernel-functional kernel-functional-debug
+
+# Static: the guest root is busybox and nothing else.  policy.c supplies
+# the bound the kernel is checked against.
+$(KTEST): tests/kernel/ktest.c src/policy.c src/policy.h
+	@mkdir -p $(@D)
+	$(CC) $(KTEST_CFLAGS) -static -o $@ tests/kernel/ktest.c src/policy.c
+
+kernel-functional: kernel $(KTEST)
+	tests/kernel/run-functional.sh
+
+kernel-functional-debug: kernel-debug $(KTEST)
+	tests/kernel/run-functional.sh --debug

@@ -1,0 +1,1103 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktest - the guest side of the kernel series' functional suite.
+ *
+ * Runs inside a UML guest (tests/kernel/guest-functional.sh) on a kernel
+ * with CONFIG_UNMAPPED_PAGECACHE_CONTROL, and checks what the kernel really
+ * does against the shared policy (src/policy.c): the bound it computes is
+ * the kernel's own arithmetic, so a test and the kernel cannot silently
+ * drift apart.  Every check prints one line, "PASS name: details" or
+ * "FAIL name: details"; the host counts them.
+ *
+ *   ktest bound
+ *   ktest sysctl-reject NAME VALID_VALUE
+ *   ktest stream --name NAME [options] FILE...
+ *
+ * Built static (gcc -static): the guest has busybox and nothing else.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "policy.h"
+
+/* -DSYSCTL_DIR=... points a development build at fake files. */
+#ifndef SYSCTL_DIR
+#define SYSCTL_DIR		"/proc/sys/vm/"
+#endif
+#define CONTROL_SYSCTL		SYSCTL_DIR "unmapped_page_control"
+#define RATIO_SYSCTL		SYSCTL_DIR "min_unmapped_ratio"
+#define SAMPLE_INTERVAL_MS	100
+#define READ_CHUNK		(1u << 20)
+#define PAGE_BYTES		4096u
+/* A toggle takes effect within this long, or the check fails. */
+#define TOGGLE_DEADLINE_MS	1000
+#define TOGGLE_PHASE_MS		3000
+#define MAX_SAMPLES		100000
+
+#ifndef __NR_cachestat
+#define __NR_cachestat 451	/* x86_64 and UML on x86_64 */
+#endif
+
+/* The uapi struct of cachestat(2); Debian 12's headers predate it. */
+struct cachestat_range_arg {
+	uint64_t off;
+	uint64_t len;
+};
+
+struct cachestat_result {
+	uint64_t nr_cache;
+	uint64_t nr_dirty;
+	uint64_t nr_writeback;
+	uint64_t nr_evicted;
+	uint64_t nr_recently_evicted;
+};
+
+/* The series' /proc/vmstat counters (issue 2, fixed by the lead). */
+enum control_counter {
+	CTR_WAKE,
+	CTR_SCAN,
+	CTR_STEAL,
+	NR_CONTROL_COUNTERS,
+};
+
+static const char *const counter_names[NR_CONTROL_COUNTERS] = {
+	"kswapd_unmapped_wake", "pgscan_unmapped", "pgsteal_unmapped",
+};
+
+/* One 100 ms snapshot of the node (UML is a single node: /proc/vmstat). */
+struct vm_sample {
+	int64_t t_ms;			/* since the stream started */
+	uint64_t unmapped;		/* the kernel's node_unmapped_file_pages() */
+	uint64_t file_lru;
+	uint64_t mapped;
+	uint64_t free;
+	uint64_t nr_written;
+	uint64_t counters[NR_CONTROL_COUNTERS];
+	bool have_counters[NR_CONTROL_COUNTERS];
+	int control;			/* vm.unmapped_page_control, -1 = unknown */
+	uint64_t mmap_resident;		/* pages of the --mmap file in core */
+};
+
+struct bound {
+	uint64_t managed;	/* node 0's managed pages, all zones */
+	unsigned int ratio;	/* vm.min_unmapped_ratio */
+	uint64_t target;	/* min_unmapped_pages */
+	uint64_t trigger;	/* UNMAPPED_PAGE_RATIO x min_unmapped_pages */
+};
+
+enum expectation {
+	EXPECT_ANY,
+	EXPECT_BOUNDED,		/* every sample <= trigger + slack */
+	EXPECT_UNBOUNDED,	/* peak far above the trigger */
+};
+
+enum counter_expectation {
+	COUNTERS_ANY,
+	COUNTERS_RISE,
+	COUNTERS_FLAT,
+};
+
+struct stream_opts {
+	const char *name;
+	enum expectation expect;
+	enum counter_expectation counters;
+	uint64_t slack;
+	unsigned int far_factor;	/* unbounded: peak >= far_factor x trigger */
+	const char *mmap_path;
+	uint64_t mmap_mib;
+	const char *dirty_path;
+	uint64_t dirty_mib;
+	bool toggle;
+	int above_ratio;		/* peak must exceed the bound at this ratio, -1 = no check */
+	const char *trace_path;
+	char **files;
+	int nr_files;
+};
+
+static unsigned int nr_failed;
+
+static void report(bool pass, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void report(bool pass, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s %s: ", pass ? "PASS" : "FAIL", name);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+	if (!pass)
+		nr_failed++;
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static double pages_to_mib(uint64_t pages)
+{
+	return (double)pages * PAGE_BYTES / (1024.0 * 1024.0);
+}
+
+/* Read a small file whole into buf (NUL-terminated); -1 with errno set. */
+static ssize_t read_text(const char *path, char *buf, size_t size)
+{
+	size_t used = 0;
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	while (used + 1 < size) {
+		n = read(fd, buf + used, size - 1 - used);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		used += (size_t)n;
+	}
+	close(fd);
+	buf[used] = '\0';
+	return (ssize_t)used;
+}
+
+/* The value of "key value" lines in /proc/vmstat; false if absent. */
+static bool vmstat_value(const char *text, const char *key, uint64_t *value)
+{
+	size_t key_len = strlen(key);
+	const char *p = text;
+
+	while (p && *p) {
+		if (strncmp(p, key, key_len) == 0 && p[key_len] == ' ') {
+			*value = strtoull(p + key_len + 1, NULL, 10);
+			return true;
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return false;
+}
+
+static int read_int_file(const char *path, long *value)
+{
+	char buf[64], *end;
+	long v;
+
+	if (read_text(path, buf, sizeof(buf)) < 0)
+		return -1;
+	errno = 0;
+	v = strtol(buf, &end, 10);
+	if (errno || end == buf)
+		return -1;
+	*value = v;
+	return 0;
+}
+
+/* Write text to an existing sysctl file; 0 or the errno of open/write. */
+static int write_sysctl(const char *path, const char *text, size_t len)
+{
+	ssize_t n;
+	int fd, err = 0;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	n = write(fd, text, len);
+	if (n < 0)
+		err = errno;
+	else if ((size_t)n != len)
+		err = EIO;
+	close(fd);
+	return err;
+}
+
+static int set_control(int on)
+{
+	return write_sysctl(CONTROL_SYSCTL, on ? "1\n" : "0\n", 2);
+}
+
+/*
+ * The bound, as the kernel computes it: setup_min_unmapped_ratio() adds
+ * managed * ratio / 100 of each zone into its node's min_unmapped_pages, and
+ * the allocator wakes kswapd above UNMAPPED_PAGE_RATIO times that.  The
+ * managed counts are read now; the suite rewrites vm.min_unmapped_ratio
+ * before it streams, so the kernel's figure was computed from the same ones.
+ */
+static int compute_bound_at(struct bound *b, long ratio);
+
+static int compute_bound(struct bound *b)
+{
+	long ratio;
+
+	if (read_int_file(RATIO_SYSCTL, &ratio) < 0 || ratio < 0 || ratio > 100)
+		return -1;
+	return compute_bound_at(b, ratio);
+}
+
+static int compute_bound_at(struct bound *b, long ratio)
+{
+	static char text[65536];
+	const char *p;
+	bool node0 = false;
+
+	if (read_text("/proc/zoneinfo", text, sizeof(text)) < 0)
+		return -1;
+	memset(b, 0, sizeof(*b));
+	b->ratio = (unsigned int)ratio;
+	for (p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		int node;
+		unsigned long long managed;
+
+		if (sscanf(p, "Node %d, zone", &node) == 1) {
+			if (node != 0) {
+				fprintf(stderr, "ktest: node %d found: this suite assumes one node\n",
+					node);
+				return -1;
+			}
+			node0 = true;
+		} else if (node0 && sscanf(p, " managed %llu", &managed) == 1) {
+			b->managed += managed;
+			b->target += upcc_ratio_to_pages(managed, b->ratio);
+		}
+	}
+	if (!node0 || b->managed == 0)
+		return -1;
+	b->trigger = b->target * UPCC_UNMAPPED_PAGE_RATIO;
+	return 0;
+}
+
+static void take_sample(struct vm_sample *s, int64_t t0)
+{
+	static char text[32768];
+	uint64_t active = 0, inactive = 0;
+	long control;
+	int i;
+
+	memset(s, 0, sizeof(*s));
+	s->t_ms = now_ms() - t0;
+	if (read_text("/proc/vmstat", text, sizeof(text)) < 0)
+		text[0] = '\0';
+	vmstat_value(text, "nr_active_file", &active);
+	vmstat_value(text, "nr_inactive_file", &inactive);
+	vmstat_value(text, "nr_mapped", &s->mapped);
+	vmstat_value(text, "nr_free_pages", &s->free);
+	vmstat_value(text, "nr_written", &s->nr_written);
+	s->file_lru = active + inactive;
+	s->unmapped = upcc_unmapped_file_pages(s->file_lru, s->mapped);
+	for (i = 0; i < NR_CONTROL_COUNTERS; i++)
+		s->have_counters[i] = vmstat_value(text, counter_names[i],
+						   &s->counters[i]);
+	s->control = read_int_file(CONTROL_SYSCTL, &control) < 0 ? -1 : (int)control;
+}
+
+/* ---- bound ---------------------------------------------------------- */
+
+static int cmd_bound(void)
+{
+	struct bound b;
+
+	if (compute_bound(&b) < 0) {
+		report(false, "bound", "cannot read %s or /proc/zoneinfo: %s",
+		       RATIO_SYSCTL, strerror(errno));
+		return 1;
+	}
+	printf("managed=%" PRIu64 " ratio=%u min_unmapped_pages=%" PRIu64
+	       " bound=%" PRIu64 " (%.1f MiB)\n", b.managed, b.ratio, b.target,
+	       b.trigger, pages_to_mib(b.trigger));
+	return 0;
+}
+
+/* ---- sysctl-reject ---------------------------------------------------- */
+
+/*
+ * Write VALID, then each bad value: each must fail with EINVAL and leave
+ * VALID in place.  "empty" is what `echo "" >` writes (a lone newline); a
+ * zero-length write() writes nothing, so it only has to leave the value.
+ */
+static int cmd_sysctl_reject(const char *name, const char *valid)
+{
+	static char long_digits[5001], long_letters[5001];
+	struct {
+		const char *label;
+		const char *text;
+	} bad[] = {
+		{ "-1", "-1\n" }, { "101", "101\n" }, { "abc", "abc\n" },
+		{ "empty", "\n" }, { "long-digits", long_digits },
+		{ "long-letters", long_letters },
+		{ "2 (control)", "2\n" },
+	};
+	char path[256], check[128];
+	long want, got;
+	size_t i, n = sizeof(bad) / sizeof(bad[0]);
+	int err;
+
+	memset(long_digits, '9', sizeof(long_digits) - 1);
+	memset(long_letters, 'x', sizeof(long_letters) - 1);
+	snprintf(path, sizeof(path), SYSCTL_DIR "%s", name);
+	want = strtol(valid, NULL, 10);
+	err = write_sysctl(path, valid, strlen(valid));
+	snprintf(check, sizeof(check), "sysctl_%s_valid_write", name);
+	if (err || read_int_file(path, &got) < 0 || got != want) {
+		report(false, check, "writing '%s' to %s: %s", valid, path,
+		       err ? strerror(err) : "value not read back");
+		return 1;
+	}
+	report(true, check, "'%s' accepted and read back", valid);
+
+	/* "2" is only bad for the 0/1 switch; for the ratio it is valid. */
+	if (strcmp(name, "unmapped_page_control") != 0)
+		n--;
+	for (i = 0; i < n; i++) {
+		err = write_sysctl(path, bad[i].text, strlen(bad[i].text));
+		snprintf(check, sizeof(check), "sysctl_%s_rejects_%s", name,
+			 bad[i].label);
+		if (read_int_file(path, &got) < 0)
+			got = -9999;
+		report(err == EINVAL && got == want, check,
+		       "write returned %s, value now %ld (want EINVAL, %ld)",
+		       err ? strerror(err) : "success", got, want);
+	}
+
+	err = write_sysctl(path, "", 0);
+	if (read_int_file(path, &got) < 0)
+		got = -9999;
+	snprintf(check, sizeof(check), "sysctl_%s_zero_length_write", name);
+	report(got == want, check, "write of 0 bytes returned %s, value now %ld (want %ld)",
+	       err ? strerror(err) : "0", got, want);
+	return nr_failed ? 1 : 0;
+}
+
+/* ---- stream ----------------------------------------------------------- */
+
+/*
+ * Fill PATH with MIB MiB of non-zero data (so no filesystem can store it as
+ * a hole); fsync it unless keep_dirty.
+ */
+static int write_file(const char *path, uint64_t mib, bool keep_dirty)
+{
+	static unsigned char chunk[READ_CHUNK];
+	uint64_t i;
+	size_t j;
+	int fd;
+
+	for (j = 0; j < sizeof(chunk); j++)
+		chunk[j] = (unsigned char)(j * 131u + 7u) | 1u;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	for (i = 0; i < mib; i++) {
+		if (write(fd, chunk, sizeof(chunk)) != (ssize_t)sizeof(chunk)) {
+			close(fd);
+			return -1;
+		}
+	}
+	if (!keep_dirty && fsync(fd) < 0) {
+		close(fd);
+		return -1;
+	}
+	return close(fd);
+}
+
+static int file_cachestat(const char *path, struct cachestat_result *cs)
+{
+	struct cachestat_range_arg range = { 0, 0 };	/* 0 = to the end */
+	int fd, ret;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ret = (int)syscall(__NR_cachestat, fd, &range, cs, 0);
+	close(fd);
+	return ret;
+}
+
+struct mapped_file {
+	unsigned char *addr;
+	size_t len;
+	size_t pages;
+	unsigned char *vec;
+};
+
+static int map_file(const char *path, struct mapped_file *m)
+{
+	struct stat st;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || st.st_size == 0) {
+		close(fd);
+		return -1;
+	}
+	m->len = (size_t)st.st_size;
+	m->pages = (m->len + PAGE_BYTES - 1) / PAGE_BYTES;
+	m->addr = mmap(NULL, m->len, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (m->addr == MAP_FAILED)
+		return -1;
+	m->vec = calloc(m->pages, 1);
+	return m->vec ? 0 : -1;
+}
+
+static void unmap_file(struct mapped_file *m)
+{
+	if (m->addr && m->addr != MAP_FAILED)
+		munmap(m->addr, m->len);
+	free(m->vec);
+	memset(m, 0, sizeof(*m));
+}
+
+/* Read one byte of every page: the pages stay mapped and referenced. */
+static unsigned int touch_mapping(const struct mapped_file *m)
+{
+	volatile const unsigned char *p = m->addr;
+	unsigned int sum = 0;
+	size_t i;
+
+	for (i = 0; i < m->pages; i++)
+		sum += p[i * PAGE_BYTES];
+	return sum;
+}
+
+static uint64_t resident_pages(const struct mapped_file *m)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	if (mincore(m->addr, m->len, m->vec) < 0)
+		return 0;
+	for (i = 0; i < m->pages; i++)
+		n += m->vec[i] & 1;
+	return n;
+}
+
+/*
+ * The streaming reader, in a child process: read every file start to end
+ * with plain read(), again and again until the deadline (one pass if
+ * deadline_ms is 0).  Its only memory is one chunk, so all it adds to the
+ * node is unmapped page cache.  Reports the bytes read through the pipe.
+ */
+static void reader_main(char **files, int nr_files, int64_t deadline_ms, int report_fd)
+{
+	char *buf = malloc(READ_CHUNK);
+	uint64_t total = 0;
+	ssize_t n;
+	int i, fd;
+
+	if (!buf)
+		_exit(1);
+	do {
+		for (i = 0; i < nr_files; i++) {
+			fd = open(files[i], O_RDONLY | O_CLOEXEC);
+			if (fd < 0)
+				_exit(1);
+			while ((n = read(fd, buf, READ_CHUNK)) > 0) {
+				total += (uint64_t)n;
+				if (deadline_ms && now_ms() >= deadline_ms)
+					break;
+			}
+			close(fd);
+			if (n < 0)
+				_exit(1);
+			if (deadline_ms && now_ms() >= deadline_ms)
+				break;
+		}
+	} while (deadline_ms && now_ms() < deadline_ms);
+	if (write(report_fd, &total, sizeof(total)) != (ssize_t)sizeof(total))
+		_exit(1);
+	_exit(0);
+}
+
+static pid_t start_reader(char **files, int nr_files, int64_t deadline_ms, int *report_fd)
+{
+	int fds[2];
+	pid_t pid;
+
+	if (pipe(fds) < 0)
+		return -1;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		reader_main(files, nr_files, deadline_ms, fds[1]);
+	}
+	close(fds[1]);
+	*report_fd = fds[0];
+	return pid;
+}
+
+static void sleep_until_ms(int64_t when_ms)
+{
+	struct timespec ts = {
+		.tv_sec = when_ms / 1000,
+		.tv_nsec = (when_ms % 1000) * 1000000,
+	};
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+static uint64_t counter_sum(const struct vm_sample *s)
+{
+	return s->counters[CTR_WAKE] + s->counters[CTR_SCAN] + s->counters[CTR_STEAL];
+}
+
+/* One phase of a toggle run: the switch is set at start_ms for this long. */
+struct toggle_phase {
+	int control;
+	int64_t start_ms;
+	int64_t end_ms;
+};
+
+struct stream_run {
+	const struct stream_opts *opts;
+	struct bound bound;
+	struct vm_sample *samples;
+	size_t nr_samples;
+	struct mapped_file mapping;
+	bool mapped;
+	struct toggle_phase phases[3];
+	int nr_phases;
+	uint64_t bytes_read;
+	int64_t stream_ms;
+	FILE *trace;
+};
+
+static void trace_sample(FILE *trace, const struct vm_sample *s)
+{
+	if (!trace)
+		return;
+	fprintf(trace, "%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+		",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%d,%" PRIu64 "\n",
+		s->t_ms, s->unmapped, s->file_lru, s->mapped, s->free,
+		s->counters[CTR_WAKE], s->counters[CTR_SCAN],
+		s->counters[CTR_STEAL], s->control, s->mmap_resident);
+}
+
+/* Switch vm.unmapped_page_control when a toggle phase begins. */
+static void apply_toggle(struct stream_run *run, int64_t t_ms, int *next_phase)
+{
+	const struct toggle_phase *ph;
+	int err;
+
+	if (*next_phase >= run->nr_phases)
+		return;
+	ph = &run->phases[*next_phase];
+	if (t_ms < ph->start_ms)
+		return;
+	err = set_control(ph->control);
+	if (err)
+		fprintf(stderr, "ktest: writing %d to %s: %s\n", ph->control,
+			CONTROL_SYSCTL, strerror(err));
+	(*next_phase)++;
+}
+
+/*
+ * Sample every 100 ms while the reader runs (and one more interval after
+ * it ends, so the last cache it added is seen).  The mapping is checked
+ * with mincore before it is touched again, so an evicted page is seen as
+ * evicted rather than silently faulted back in.
+ */
+static int sample_stream(struct stream_run *run, pid_t reader, int report_fd)
+{
+	int64_t t0 = now_ms(), next = t0, reader_done_ms = -1;
+	int next_phase = 0, status;
+	struct vm_sample *s;
+
+	while (run->nr_samples < MAX_SAMPLES) {
+		s = &run->samples[run->nr_samples++];
+		take_sample(s, t0);
+		if (run->mapped) {
+			s->mmap_resident = resident_pages(&run->mapping);
+			touch_mapping(&run->mapping);
+		}
+		trace_sample(run->trace, s);
+		apply_toggle(run, s->t_ms, &next_phase);
+		if (reader_done_ms < 0 && waitpid(reader, &status, WNOHANG) == reader) {
+			reader_done_ms = s->t_ms;
+			if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+				return -1;
+		} else if (reader_done_ms >= 0 && s->t_ms - reader_done_ms >= SAMPLE_INTERVAL_MS) {
+			break;
+		}
+		next += SAMPLE_INTERVAL_MS;
+		sleep_until_ms(next);
+	}
+	run->stream_ms = reader_done_ms;
+	if (read(report_fd, &run->bytes_read, sizeof(run->bytes_read)) !=
+	    (ssize_t)sizeof(run->bytes_read))
+		run->bytes_read = 0;
+	return 0;
+}
+
+static const struct vm_sample *peak_sample(const struct vm_sample *s, size_t n,
+					   int64_t from_ms, int64_t to_ms)
+{
+	const struct vm_sample *peak = NULL;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (s[i].t_ms < from_ms || s[i].t_ms >= to_ms)
+			continue;
+		if (!peak || s[i].unmapped > peak->unmapped)
+			peak = &s[i];
+	}
+	return peak;
+}
+
+/*
+ * The threshold follows vm.min_unmapped_ratio: at a higher ratio the cache
+ * must be allowed to grow past the bound of a lower one before kswapd is
+ * woken.  A threshold stuck at 0 (the seed's misspelt-config bug) or at its
+ * boot value would keep the peak under the lower bound.
+ */
+static void check_above_ratio(const struct stream_run *run, uint64_t peak)
+{
+	const struct stream_opts *o = run->opts;
+	struct bound lower;
+	char name[160];
+
+	snprintf(name, sizeof(name), "%s_threshold_follows_ratio", o->name);
+	if (compute_bound_at(&lower, o->above_ratio) < 0) {
+		report(false, name, "cannot compute the bound at ratio %d", o->above_ratio);
+		return;
+	}
+	report(peak > lower.trigger + o->slack && run->bound.target > 0, name,
+	       "at ratio %u (min_unmapped_pages %" PRIu64 ") peak %" PRIu64
+	       " > bound at ratio %d %" PRIu64 " + slack %" PRIu64, run->bound.ratio,
+	       run->bound.target, peak, o->above_ratio, lower.trigger, o->slack);
+}
+
+static void check_bound(const struct stream_run *run)
+{
+	const struct stream_opts *o = run->opts;
+	const struct vm_sample *peak = peak_sample(run->samples, run->nr_samples,
+						   0, INT64_MAX);
+	uint64_t limit = run->bound.trigger + o->slack;
+	size_t i, over = 0;
+	char name[160];
+
+	for (i = 0; i < run->nr_samples; i++)
+		over += run->samples[i].unmapped > limit;
+	printf("INFO %s: peak unmapped %" PRIu64 " pages (%.1f MiB) at %" PRId64
+	       " ms; bound %" PRIu64 " pages (%.1f MiB) + slack %" PRIu64
+	       " pages; %zu samples, %zu over bound+slack; read %.0f MiB in %"
+	       PRId64 " ms\n", o->name, peak->unmapped, pages_to_mib(peak->unmapped),
+	       peak->t_ms, run->bound.trigger, pages_to_mib(run->bound.trigger),
+	       o->slack, run->nr_samples, over,
+	       (double)run->bytes_read / (1024.0 * 1024.0), run->stream_ms);
+	snprintf(name, sizeof(name), "%s_bound", o->name);
+	if (o->expect == EXPECT_BOUNDED)
+		report(over == 0, name, "peak %" PRIu64 " <= bound %" PRIu64
+		       " + slack %" PRIu64 " at all %zu samples (%zu over)",
+		       peak->unmapped, run->bound.trigger, o->slack,
+		       run->nr_samples, over);
+	else if (o->expect == EXPECT_UNBOUNDED)
+		report(peak->unmapped >= (uint64_t)o->far_factor * limit, name,
+		       "peak %" PRIu64 " >= %u x (bound %" PRIu64 " + slack %" PRIu64
+		       ") = %" PRIu64 ": cache fills memory as on a stock kernel",
+		       peak->unmapped, o->far_factor, run->bound.trigger, o->slack,
+		       (uint64_t)o->far_factor * limit);
+	if (o->above_ratio >= 0)
+		check_above_ratio(run, peak->unmapped);
+}
+
+static void check_counters(const struct stream_run *run)
+{
+	const struct stream_opts *o = run->opts;
+	const struct vm_sample *first = &run->samples[0];
+	const struct vm_sample *last = &run->samples[run->nr_samples - 1];
+	char name[160];
+	int i;
+
+	if (o->counters == COUNTERS_ANY)
+		return;
+	for (i = 0; i < NR_CONTROL_COUNTERS; i++) {
+		uint64_t delta = last->counters[i] - first->counters[i];
+
+		snprintf(name, sizeof(name), "%s_%s_%s", o->name, counter_names[i],
+			 o->counters == COUNTERS_RISE ? "rises" : "flat");
+		if (!first->have_counters[i]) {
+			report(false, name, "/proc/vmstat has no %s", counter_names[i]);
+			continue;
+		}
+		if (o->counters == COUNTERS_RISE)
+			report(delta > 0, name, "%s rose by %" PRIu64 " (%" PRIu64
+			       " -> %" PRIu64 ")", counter_names[i], delta,
+			       first->counters[i], last->counters[i]);
+		else
+			report(delta == 0, name, "%s changed by %" PRIu64 " (%" PRIu64
+			       " -> %" PRIu64 ")", counter_names[i], delta,
+			       first->counters[i], last->counters[i]);
+	}
+}
+
+static void check_mapping(const struct stream_run *run)
+{
+	uint64_t min_resident = UINT64_MAX;
+	char name[160];
+	size_t i;
+
+	if (!run->mapped)
+		return;
+	for (i = 0; i < run->nr_samples; i++)
+		if (run->samples[i].mmap_resident < min_resident)
+			min_resident = run->samples[i].mmap_resident;
+	snprintf(name, sizeof(name), "%s_mmapped_file_resident", run->opts->name);
+	report(min_resident == run->mapping.pages, name,
+	       "%s: at least %" PRIu64 " of %zu pages in core at every sample",
+	       run->opts->mmap_path, min_resident, run->mapping.pages);
+}
+
+static void check_dirty(const struct stream_run *run, const struct cachestat_result *before)
+{
+	const struct stream_opts *o = run->opts;
+	const struct vm_sample *first = &run->samples[0];
+	const struct vm_sample *last = &run->samples[run->nr_samples - 1];
+	uint64_t steal = last->counters[CTR_STEAL] - first->counters[CTR_STEAL];
+	uint64_t written = last->nr_written - first->nr_written;
+	struct cachestat_result after;
+	char name[160];
+
+	if (!o->dirty_path)
+		return;
+	snprintf(name, sizeof(name), "%s_dirty_not_written_back", o->name);
+	if (file_cachestat(o->dirty_path, &after) < 0) {
+		report(false, name, "cachestat(%s): %s", o->dirty_path, strerror(errno));
+		return;
+	}
+	report(steal > 0 && written == 0 && after.nr_dirty == before->nr_dirty &&
+	       after.nr_writeback == 0, name,
+	       "pgsteal_unmapped +%" PRIu64 " while nr_written +%" PRIu64
+	       "; %s dirty pages %" PRIu64 " -> %" PRIu64 " (of %" PRIu64
+	       " cached), writeback %" PRIu64, steal, written, o->dirty_path,
+	       before->nr_dirty, after.nr_dirty, after.nr_cache, after.nr_writeback);
+}
+
+/*
+ * Switched off, the control must stop within a second: no counter moves
+ * after the first second, and the cache grows past the bound.  Switched
+ * on, it must act within a second: a counter moves, and the unmapped cache
+ * is back within bound + slack by then and stays there.
+ */
+static void check_toggle_phase(const struct stream_run *run, const struct toggle_phase *ph)
+{
+	const struct stream_opts *o = run->opts;
+	int64_t effect_by = ph->start_ms + TOGGLE_DEADLINE_MS;
+	uint64_t limit = run->bound.trigger + o->slack;
+	const struct vm_sample *at_start = NULL, *at_deadline = NULL, *last = NULL;
+	const struct vm_sample *peak;
+	int64_t back_ms = -1, moved_ms = -1;
+	bool over_after = false;
+	char name[160];
+	size_t i;
+
+	for (i = 0; i < run->nr_samples; i++) {
+		const struct vm_sample *s = &run->samples[i];
+
+		if (s->t_ms <= ph->start_ms) {
+			at_start = s;
+			continue;
+		}
+		if (s->t_ms >= ph->end_ms)
+			break;
+		if (s->t_ms <= effect_by)
+			at_deadline = s;
+		last = s;
+		if (at_start && moved_ms < 0 && counter_sum(s) != counter_sum(at_start))
+			moved_ms = s->t_ms - ph->start_ms;
+		if (back_ms < 0 && s->unmapped <= limit)
+			back_ms = s->t_ms - ph->start_ms;
+		if (s->t_ms > effect_by && s->unmapped > limit)
+			over_after = true;
+	}
+	if (!at_start || !at_deadline || !last || last == at_deadline) {
+		snprintf(name, sizeof(name), "%s_toggle_%s", o->name, ph->control ? "on" : "off");
+		report(false, name, "stream too short for the phase at %" PRId64 " ms",
+		       ph->start_ms);
+		return;
+	}
+	peak = peak_sample(run->samples, run->nr_samples, ph->start_ms + 1, ph->end_ms);
+	if (ph->control == 0) {
+		snprintf(name, sizeof(name), "%s_toggle_off_within_1s", o->name);
+		report(counter_sum(last) == counter_sum(at_deadline) && peak->unmapped > limit,
+		       name, "control counters +%" PRIu64 " from %" PRId64 " ms after the write to %"
+		       PRId64 " ms; unmapped peak %" PRIu64 " > bound+slack %" PRIu64,
+		       counter_sum(last) - counter_sum(at_deadline),
+		       at_deadline->t_ms - ph->start_ms, last->t_ms - ph->start_ms,
+		       peak->unmapped, limit);
+	} else {
+		snprintf(name, sizeof(name), "%s_toggle_on_within_1s", o->name);
+		report(moved_ms >= 0 && moved_ms <= TOGGLE_DEADLINE_MS && back_ms >= 0 &&
+		       back_ms <= TOGGLE_DEADLINE_MS && !over_after, name,
+		       "counters moved after %" PRId64 " ms, unmapped back within bound+slack %"
+		       PRIu64 " after %" PRId64 " ms, %s over it afterwards",
+		       moved_ms, limit, back_ms, over_after ? "but" : "never");
+	}
+}
+
+static int open_trace(struct stream_run *run)
+{
+	if (!run->opts->trace_path)
+		return 0;
+	run->trace = fopen(run->opts->trace_path, "w");
+	if (!run->trace)
+		return -1;
+	fprintf(run->trace, "t_ms,unmapped,file_lru,mapped,free,kswapd_unmapped_wake,"
+		"pgscan_unmapped,pgsteal_unmapped,control,mmap_resident\n");
+	return 0;
+}
+
+/* Plan the three toggle phases: the current state, its opposite, back. */
+static int plan_toggle(struct stream_run *run)
+{
+	long control;
+	int i;
+
+	if (read_int_file(CONTROL_SYSCTL, &control) < 0 || (control != 0 && control != 1))
+		return -1;
+	run->nr_phases = 3;
+	for (i = 0; i < 3; i++) {
+		run->phases[i].control = (i % 2) ? !control : (int)control;
+		run->phases[i].start_ms = (int64_t)i * TOGGLE_PHASE_MS;
+		run->phases[i].end_ms = (int64_t)(i + 1) * TOGGLE_PHASE_MS;
+	}
+	return 0;
+}
+
+/* Everything a stream needs before the reader starts: mapping, dirty file. */
+static int prepare_stream(struct stream_run *run, struct cachestat_result *dirty_before)
+{
+	const struct stream_opts *o = run->opts;
+	char name[160];
+
+	snprintf(name, sizeof(name), "%s_setup", o->name);
+	if (compute_bound(&run->bound) < 0) {
+		report(false, name, "cannot compute the bound (%s, /proc/zoneinfo)", RATIO_SYSCTL);
+		return -1;
+	}
+	if (o->mmap_path) {
+		if (write_file(o->mmap_path, o->mmap_mib, false) < 0 ||
+		    map_file(o->mmap_path, &run->mapping) < 0) {
+			report(false, name, "mapping %s: %s", o->mmap_path, strerror(errno));
+			return -1;
+		}
+		run->mapped = true;
+		touch_mapping(&run->mapping);
+	}
+	if (o->dirty_path) {
+		if (write_file(o->dirty_path, o->dirty_mib, true) < 0 ||
+		    file_cachestat(o->dirty_path, dirty_before) < 0) {
+			report(false, name, "dirty file %s: %s", o->dirty_path, strerror(errno));
+			return -1;
+		}
+		if (dirty_before->nr_dirty < o->dirty_mib * (1u << 20) / PAGE_BYTES) {
+			report(false, name, "%s has only %" PRIu64 " dirty pages before the stream;"
+			       " is periodic writeback off?", o->dirty_path, dirty_before->nr_dirty);
+			return -1;
+		}
+	}
+	if (o->toggle && plan_toggle(run) < 0) {
+		report(false, name, "cannot read %s as 0 or 1", CONTROL_SYSCTL);
+		return -1;
+	}
+	if (open_trace(run) < 0) {
+		report(false, name, "cannot write trace %s: %s", o->trace_path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int run_stream(const struct stream_opts *o)
+{
+	struct stream_run run = { .opts = o };
+	struct cachestat_result dirty_before = { 0 };
+	int64_t deadline = 0;
+	int report_fd, i, ret;
+	pid_t reader;
+
+	run.samples = calloc(MAX_SAMPLES, sizeof(*run.samples));
+	if (!run.samples || prepare_stream(&run, &dirty_before) < 0)
+		goto out;
+	if (o->toggle)
+		deadline = now_ms() + (int64_t)run.nr_phases * TOGGLE_PHASE_MS;
+	reader = start_reader(o->files, o->nr_files, deadline, &report_fd);
+	if (reader < 0) {
+		report(false, o->name, "fork: %s", strerror(errno));
+		goto out;
+	}
+	ret = sample_stream(&run, reader, report_fd);
+	close(report_fd);
+	if (ret < 0 || run.nr_samples < 2) {
+		report(false, o->name, "the reader failed (cannot read the files?)");
+		goto out;
+	}
+	check_bound(&run);
+	check_counters(&run);
+	check_mapping(&run);
+	check_dirty(&run, &dirty_before);
+	for (i = 1; i < run.nr_phases; i++)
+		check_toggle_phase(&run, &run.phases[i]);
+	if (o->toggle && set_control(run.phases[0].control) != 0)
+		report(false, o->name, "cannot restore %s", CONTROL_SYSCTL);
+out:
+	if (run.trace)
+		fclose(run.trace);
+	unmap_file(&run.mapping);
+	free(run.samples);
+	return nr_failed ? 1 : 0;
+}
+
+/* PATH:MIB, as --mmap and --dirty take it. */
+static int parse_path_mib(char *arg, const char **path, uint64_t *mib)
+{
+	char *colon = strrchr(arg, ':'), *end;
+
+	if (!colon || colon == arg)
+		return -1;
+	*colon = '\0';
+	errno = 0;
+	*mib = strtoull(colon + 1, &end, 10);
+	if (errno || *end || *mib == 0 || *mib > 1024)
+		return -1;
+	*path = arg;
+	return 0;
+}
+
+static int parse_u64(const char *arg, uint64_t *value)
+{
+	char *end;
+
+	errno = 0;
+	*value = strtoull(arg, &end, 10);
+	return (errno || end == arg || *end || arg[0] == '-') ? -1 : 0;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: ktest bound\n"
+		"       ktest sysctl-reject NAME VALID_VALUE\n"
+		"       ktest stream --name NAME [--expect bounded|unbounded] [--slack PAGES]\n"
+		"                    [--far-factor N] [--counters rise|flat] [--mmap PATH:MIB]\n"
+		"                    [--dirty PATH:MIB] [--toggle] [--peak-above-ratio R]\n"
+		"                    [--trace CSV] FILE...\n");
+}
+
+static int parse_stream_opt(int c, char *arg, struct stream_opts *o)
+{
+	uint64_t v;
+
+	switch (c) {
+	case 'n': o->name = arg; return 0;
+	case 'e':
+		if (!strcmp(arg, "bounded"))
+			o->expect = EXPECT_BOUNDED;
+		else if (!strcmp(arg, "unbounded"))
+			o->expect = EXPECT_UNBOUNDED;
+		else
+			return -1;
+		return 0;
+	case 's': return parse_u64(arg, &o->slack);
+	case 'f':
+		if (parse_u64(arg, &v) < 0 || v == 0 || v > 100)
+			return -1;
+		o->far_factor = (unsigned int)v;
+		return 0;
+	case 'c':
+		if (!strcmp(arg, "rise"))
+			o->counters = COUNTERS_RISE;
+		else if (!strcmp(arg, "flat"))
+			o->counters = COUNTERS_FLAT;
+		else
+			return -1;
+		return 0;
+	case 'm': return parse_path_mib(arg, &o->mmap_path, &o->mmap_mib);
+	case 'd': return parse_path_mib(arg, &o->dirty_path, &o->dirty_mib);
+	case 't': o->toggle = true; return 0;
+	case 'a':
+		if (parse_u64(arg, &v) < 0 || v > 100)
+			return -1;
+		o->above_ratio = (int)v;
+		return 0;
+	case 'T': o->trace_path = arg; return 0;
+	default: return -1;
+	}
+}
+
+static int cmd_stream(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "name", required_argument, NULL, 'n' },
+		{ "expect", required_argument, NULL, 'e' },
+		{ "slack", required_argument, NULL, 's' },
+		{ "far-factor", required_argument, NULL, 'f' },
+		{ "counters", required_argument, NULL, 'c' },
+		{ "mmap", required_argument, NULL, 'm' },
+		{ "dirty", required_argument, NULL, 'd' },
+		{ "toggle", no_argument, NULL, 't' },
+		{ "peak-above-ratio", required_argument, NULL, 'a' },
+		{ "trace", required_argument, NULL, 'T' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct stream_opts o = { .far_factor = 3, .above_ratio = -1 };
+	int c;
+
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		if (parse_stream_opt(c, optarg, &o) < 0) {
+			fprintf(stderr, "ktest stream: bad option or value%s%s\n",
+				optarg ? ": " : "", optarg ? optarg : "");
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (!o.name || optind >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	o.files = argv + optind;
+	o.nr_files = argc - optind;
+	return run_stream(&o);
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc >= 2 && !strcmp(argv[1], "bound") && argc == 2)
+		return cmd_bound();
+	if (argc == 4 && !strcmp(argv[1], "sysctl-reject"))
+		return cmd_sysctl_reject(argv[2], argv[3]);
+	if (argc >= 2 && !strcmp(argv[1], "stream"))
+		return cmd_stream(argc - 1, argv + 1);
+	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		usage(stdout);
+		return 0;
+	}
+	usage(stderr);
+	return 2;
+}
