@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_inventory.c - the mapped-file set, the bounded cold-first table,
+ * eviction that keeps the rules, and the path scope's sample, on real files.
+ */
+#include "ua_helpers.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/sysmacros.h>
+#include <cmocka.h>
+
+#include "inventory.h"
+
+static char tree[PATH_MAX];
+
+static int setup(void **state)
+{
+	(void)state;
+	unsetenv("UPCC_RESIDENCY");
+	unsetenv("UPCC_PROC_ROOT");
+	return ua_mkdtemp(tree, sizeof(tree)) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	ua_rm_rf(tree);
+	return 0;
+}
+
+static const char maps_text[] =
+	"55d0c0a00000-55d0c0a28000 r--p 00000000 fd:01 1234       /usr/bin/prog\n"
+	"55d0c0a28000-55d0c0b00000 r-xp 00028000 fd:01 1234       /usr/bin/prog\n"
+	"55d0c2000000-55d0c2021000 rw-p 00000000 00:00 0          [heap]\n"
+	"7f0000000000-7f0000100000 r--s 00000000 08:12 99         /data/x (deleted)\n"
+	"7ffd00000000-7ffd00021000 rw-p 00000000 00:00 0          [stack]\n"
+	"garbage line\n";
+
+static void test_mapped_set_parse(void **state)
+{
+	struct upcc_mapped_set set = { 0 };
+
+	(void)state;
+	assert_int_equal(upcc_mapped_set_parse(&set, maps_text), 0);
+	upcc_mapped_set_finish(&set);
+	assert_int_equal(set.count, 2);		/* prog once, x; anon/garbage out */
+	assert_true(upcc_mapped_set_has(&set, makedev(0xfd, 1), 1234));
+	assert_true(upcc_mapped_set_has(&set, makedev(8, 0x12), 99));
+	assert_false(upcc_mapped_set_has(&set, makedev(0xfd, 1), 99));
+	assert_false(upcc_mapped_set_has(&set, makedev(0, 0), 0));
+	upcc_mapped_set_free(&set);
+}
+
+static void test_mapped_set_fake_proc(void **state)
+{
+	char dir[PATH_MAX + 32], file[PATH_MAX + 64];
+	struct upcc_mapped_set set = { 0 };
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/fp/proc/4242", tree);
+	assert_int_equal(ua_mkdir_p(dir), 0);
+	snprintf(file, sizeof(file), "%s/maps", dir);
+	assert_int_equal(ua_write_file(file, maps_text), 0);
+	snprintf(dir, sizeof(dir), "%s/fp/proc/self-not-a-pid", tree);
+	assert_int_equal(ua_mkdir_p(dir), 0);
+	snprintf(dir, sizeof(dir), "%s/fp", tree);
+	setenv("UPCC_PROC_ROOT", dir, 1);
+	assert_int_equal(upcc_mapped_set_load(&set), 0);
+	unsetenv("UPCC_PROC_ROOT");
+	assert_int_equal(set.count, 2);
+	upcc_mapped_set_free(&set);
+}
+
+static struct upcc_residency cached(uint64_t pages)
+{
+	struct upcc_residency res = { .file_pages = 100, .cached_pages = pages,
+				      .state_known = true };
+
+	return res;
+}
+
+static void test_coldness_order(void **state)
+{
+	struct upcc_inventory inv;
+	struct upcc_inventory_entry *order[8];
+	struct upcc_residency res;
+
+	(void)state;
+	assert_int_equal(upcc_inventory_init(&inv, tree, false, 16), 0);
+	inv.scan = 1;
+	res = cached(10);
+	assert_int_equal(upcc_inventory_note(&inv, 1, 1, "/idle", &res, 100, false), 0);
+	res = cached(10);
+	assert_int_equal(upcc_inventory_note(&inv, 1, 2, "/growing", &res, 100, false), 0);
+	res = cached(50);
+	assert_int_equal(upcc_inventory_note(&inv, 1, 3, "/mapped", &res, 100, true), 0);
+	res = cached(0);
+	assert_int_equal(upcc_inventory_note(&inv, 1, 4, "/uncached", &res, 100, false), 0);
+	assert_int_equal(inv.count, 3);		/* nothing cached: not kept */
+	inv.scan = 2;
+	res = cached(10);
+	upcc_inventory_note(&inv, 1, 1, "/idle", &res, 100, false);
+	res = cached(20);
+	upcc_inventory_note(&inv, 1, 2, "/growing", &res, 100, false);
+	inv.scan = 3;
+	res = cached(8);
+	upcc_inventory_note(&inv, 1, 1, "/idle", &res, 100, false);	/* shrank: still idle */
+	res = cached(20);
+	upcc_inventory_note(&inv, 1, 2, "/growing", &res, 200, false);	/* atime moved */
+	assert_int_equal(upcc_inventory_coldest(&inv, order, 8), 2);	/* mapped left out */
+	assert_string_equal(order[0]->path, "/idle");
+	assert_int_equal(order[0]->idle_scans, 2);
+	assert_string_equal(order[1]->path, "/growing");
+	assert_int_equal(order[1]->idle_scans, 0);
+	upcc_inventory_fini(&inv);
+}
+
+static void test_capacity_bound(void **state)
+{
+	struct upcc_inventory inv;
+	struct upcc_residency res;
+	char name[32];
+
+	(void)state;
+	assert_int_equal(upcc_inventory_init(&inv, tree, false, 8), 0);
+	for (unsigned int i = 1; i <= 100; i++) {
+		res = cached(i);
+		snprintf(name, sizeof(name), "/f%u", i);
+		assert_int_equal(upcc_inventory_note(&inv, 1, i, name, &res, 0, false), 0);
+		assert_true(inv.count <= 8);
+	}
+	assert_true(inv.dropped_full > 0);
+	/* The biggest files survive shedding: the last one is always there. */
+	res = cached(100);
+	upcc_inventory_note(&inv, 1, 100, "/f100", &res, 0, false);
+	assert_true(inv.count <= 8);
+	upcc_inventory_fini(&inv);
+	assert_int_equal(upcc_inventory_init(&inv, tree, false, (size_t)1 << 31), -EINVAL);
+	assert_null(inv.entries);
+}
+
+/* Each test that walks gets its own directory, so files of one test do not
+ * show up in another's counts.
+ */
+static char sub[PATH_MAX + 64];
+
+static const char *make_sub(const char *name)
+{
+	snprintf(sub, sizeof(sub), "%s/%s", tree, name);
+	assert_int_equal(ua_mkdir_p(sub), 0);
+	return sub;
+}
+
+struct real_tree {
+	char clean[PATH_MAX * 2], mapped[PATH_MAX * 2], dirty[PATH_MAX * 2];
+	void *map;
+	size_t map_len;
+};
+
+static void make_real_tree(struct real_tree *t)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	int fd;
+
+	snprintf(t->clean, sizeof(t->clean), "%s/clean", sub);
+	snprintf(t->mapped, sizeof(t->mapped), "%s/mapped", sub);
+	snprintf(t->dirty, sizeof(t->dirty), "%s/dirty", sub);
+	assert_int_equal(ua_cached_file(t->clean, 64, 1), 0);
+	assert_int_equal(ua_cached_file(t->mapped, 32, 1), 0);
+	assert_int_equal(ua_cached_file(t->dirty, 16, 0), 0);
+	fd = open(t->mapped, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	t->map_len = 32 * (size_t)page;
+	t->map = mmap(NULL, t->map_len, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	assert_true(t->map != MAP_FAILED);
+	for (size_t off = 0; off < t->map_len; off += (size_t)page)
+		(void)*(volatile char *)((char *)t->map + off);
+}
+
+static uint64_t cached_pages_of(const char *path)
+{
+	struct upcc_residency res;
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(upcc_residency_fd(fd, &st, &res), 0);
+	close(fd);
+	return res.cached_pages;
+}
+
+static void test_refresh_and_evict(void **state)
+{
+	struct upcc_inventory inv;
+	struct upcc_inventory_entry *order[8];
+	struct upcc_evict_result result;
+	struct real_tree t;
+	size_t n;
+
+	(void)state;
+	make_sub("refresh");
+	make_real_tree(&t);
+	assert_int_equal(upcc_inventory_init(&inv, sub, false, 0), 0);
+	assert_int_equal(upcc_inventory_refresh(&inv), 0);
+	assert_int_equal(inv.last.files, 3);
+	assert_int_equal(inv.last.cached_pages, 64 + 32 + 16);
+	assert_int_equal(inv.last.mapped_pages, 32);
+	n = upcc_inventory_coldest(&inv, order, 8);
+	assert_int_equal(n, 2);			/* clean and dirty; mapped never */
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(upcc_inventory_evict(&inv, order[i], 0, &result), 0);
+		if (strstr(order[i]->path, "/dirty")) {
+			assert_true(result.skipped_dirty);
+			assert_int_equal(result.after_pages, 16);
+		} else {
+			assert_false(result.skipped_dirty);
+			assert_int_equal(result.before_pages, 64);
+			assert_int_equal(result.after_pages, 0);
+		}
+	}
+	assert_int_equal(cached_pages_of(t.clean), 0);
+	assert_int_equal(cached_pages_of(t.mapped), 32);
+	assert_int_equal(cached_pages_of(t.dirty), 16);
+	munmap(t.map, t.map_len);
+	upcc_inventory_fini(&inv);
+}
+
+/* A limited eviction takes a tail window, not the whole file. */
+static void test_evict_limit(void **state)
+{
+	char path[PATH_MAX + 16];
+	struct upcc_evict_result result;
+	struct stat st;
+	int fd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/big", tree);
+	assert_int_equal(ua_cached_file(path, 1024, 1), 0);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(upcc_evict_fd_limit(fd, &st, NULL, 100, &result), 0);
+	close(fd);
+	assert_int_equal(result.before_pages, 1024);
+	assert_true(result.before_pages - result.after_pages >= 100);
+	assert_true(result.after_pages >= 512);	/* far from all of it */
+}
+
+/* An entry whose path now names another file is not touched. */
+static void test_evict_replaced_file(void **state)
+{
+	struct upcc_inventory inv;
+	struct upcc_inventory_entry *order[8];
+	struct upcc_evict_result result;
+	char path[PATH_MAX * 2], other[PATH_MAX * 2];
+
+	(void)state;
+	make_sub("replaced");
+	snprintf(path, sizeof(path), "%s/victim", sub);
+	snprintf(other, sizeof(other), "%s/../other", sub);
+	assert_int_equal(ua_cached_file(path, 8, 1), 0);
+	assert_int_equal(upcc_inventory_init(&inv, sub, false, 0), 0);
+	assert_int_equal(upcc_inventory_refresh(&inv), 0);
+	assert_int_equal(ua_cached_file(other, 8, 1), 0);
+	assert_int_equal(rename(other, path), 0);
+	assert_int_equal(upcc_inventory_coldest(&inv, order, 8), 1);
+	assert_int_equal(upcc_inventory_evict(&inv, order[0], 0, &result), -ESTALE);
+	assert_int_equal(cached_pages_of(path), 8);
+	upcc_inventory_fini(&inv);
+}
+
+static void test_path_sample(void **state)
+{
+	struct upcc_scope scope;
+	struct upcc_sample sample;
+	struct real_tree t;
+
+	(void)state;
+	memset(&scope, 0, sizeof(scope));
+	scope.kind = UPCC_SCOPE_PATH;
+	snprintf(scope.path, sizeof(scope.path), "%s", make_sub("sample"));
+	make_real_tree(&t);
+	assert_int_equal(upcc_path_sample(&scope, &sample), 0);
+	assert_int_equal(sample.file_lru_pages, 64 + 32 + 16);
+	assert_int_equal(sample.mapped_pages, 32);
+	assert_int_equal(sample.unmapped_pages, 64 + 16);
+	assert_true(sample.dirty_pages > 0);
+	assert_true(sample.total_pages > 0);
+	munmap(t.map, t.map_len);
+	scope.kind = UPCC_SCOPE_SYSTEM;
+	assert_int_equal(upcc_path_sample(&scope, &sample), -EINVAL);
+	scope.kind = UPCC_SCOPE_PATH;
+	snprintf(scope.path, sizeof(scope.path), "/proc");
+	assert_int_equal(upcc_path_sample(&scope, &sample), -EMEDIUMTYPE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_mapped_set_parse),
+		cmocka_unit_test(test_mapped_set_fake_proc),
+		cmocka_unit_test(test_coldness_order),
+		cmocka_unit_test(test_capacity_bound),
+		cmocka_unit_test(test_refresh_and_evict),
+		cmocka_unit_test(test_evict_limit),
+		cmocka_unit_test(test_evict_replaced_file),
+		cmocka_unit_test(test_path_sample),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
