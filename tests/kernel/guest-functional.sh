@@ -101,7 +101,8 @@ if [ "$mode" = on ]; then
 	stream on_lru_gen --expect bounded --counters rise \
 		--mmap /data/mapped:16 --dirty /data/dirty:8
 	set_lru_gen n
-	stream on_classic_lru --expect bounded --counters rise
+	stream on_classic_lru --expect bounded --counters rise \
+		--mmap /data/mapped2:16 --dirty /data/dirty2:8
 	set_lru_gen y
 
 	# on -> off -> on while the stream runs.
