@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_control.c - one control step (sample, resolve, decide, act, account)
+ * against a fake scope and a fake backend that model a page cache: the fake
+ * backend drops up to what is reclaimable, and the next sample sees it.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "unit.h"
+#include "config.h"
+#include "control.h"
+
+#define PAGE_SIZE	4096u
+#define TOTAL_PAGES	1000000u	/* target 1% = 10000, trigger 16x = 160000 */
+#define MAPPED_PAGES	5000u
+
+static uint64_t fake_unmapped;		/* the modelled scope's unmapped cache */
+static uint64_t fake_unreclaimable;	/* e.g. dirty: the backend may not drop it */
+static int fake_sample_error;
+static int fake_reclaim_error;
+static unsigned int fake_calls;
+static uint64_t fake_last_request;
+
+static int fake_sample(struct upcc_scope *scope, struct upcc_sample *sample)
+{
+	(void)scope;
+	if (fake_sample_error)
+		return fake_sample_error;
+	memset(sample, 0, sizeof(*sample));
+	sample->total_pages = TOTAL_PAGES;
+	sample->mapped_pages = MAPPED_PAGES;
+	sample->file_lru_pages = fake_unmapped + MAPPED_PAGES;
+	sample->unmapped_pages = fake_unmapped;
+	return 0;
+}
+
+static int fake_reclaim(struct upcc_backend *backend, struct upcc_scope *scope,
+			uint64_t nr_pages, struct upcc_action_result *result)
+{
+	uint64_t reclaimable = fake_unmapped > fake_unreclaimable ?
+			       fake_unmapped - fake_unreclaimable : 0;
+	uint64_t dropped = nr_pages < reclaimable ? nr_pages : reclaimable;
+
+	(void)backend;
+	(void)scope;
+	fake_calls++;
+	fake_last_request = nr_pages;
+	if (fake_reclaim_error)
+		return fake_reclaim_error;
+	fake_unmapped -= dropped;
+	result->reclaimed_pages = dropped;
+	result->scanned_items = 1;
+	return 0;
+}
+
+static const struct upcc_backend_ops fake_ops = {
+	.name = "fake",
+	.reclaim = fake_reclaim,
+};
+
+static void make_run(struct upcc_scope_run *run)
+{
+	memset(run, 0, sizeof(*run));
+	snprintf(run->scope.name, sizeof(run->scope.name), "fake");
+	upcc_scope_config_default(&run->scope.config);
+	run->backend.ops = &fake_ops;
+	run->backend_ready = true;
+}
+
+static int reset(void **state)
+{
+	(void)state;
+	fake_unmapped = 0;
+	fake_unreclaimable = 0;
+	fake_sample_error = 0;
+	fake_reclaim_error = 0;
+	fake_calls = 0;
+	fake_last_request = 0;
+	return 0;
+}
+
+static void test_idle_below_trigger(void **state)
+{
+	struct upcc_scope_run run;
+	struct upcc_step_report report;
+
+	(void)state;
+	make_run(&run);
+	fake_unmapped = 160000;		/* at the trigger: not above it */
+	assert_int_equal(upcc_control_step(&run, fake_sample, PAGE_SIZE, &report), 0);
+	assert_int_equal(report.outcome, UPCC_STEP_IDLE);
+	assert_int_equal(fake_calls, 0);
+	assert_true(run.scope.policy.target_pages == 10000);
+	assert_true(run.scope.policy.trigger_pages == 160000);
+	assert_true(run.scope.last.unmapped_pages == 160000);
+	assert_int_equal(run.scope.phase, UPCC_PHASE_IDLE);
+}
+
+static void test_acts_above_trigger(void **state)
+{
+	struct upcc_scope_run run;
+	struct upcc_step_report report;
+
+	(void)state;
+	make_run(&run);
+	fake_unmapped = 170000;
+	assert_int_equal(upcc_control_step(&run, fake_sample, PAGE_SIZE, &report), 0);
+	assert_int_equal(report.outcome, UPCC_STEP_ACTED);
+	assert_int_equal(fake_calls, 1);
+	assert_true(fake_last_request == (170000 - 10000) >> 3);
+	assert_true(report.result.requested_pages == 20000);
+	assert_true(report.result.reclaimed_pages == 20000);
+	assert_true(fake_unmapped == 150000);
+	assert_true(run.scope.reclaimed_pages_total == 20000);
+	assert_true(run.scope.actions_total == 1);
+	assert_true(run.scope.action_errors_total == 0);
+	assert_int_equal(run.scope.phase, UPCC_PHASE_RECLAIMING);
+}
+
+static void test_converges_to_target(void **state)
+{
+	struct upcc_scope_run run;
+	struct upcc_step_report report;
+	uint64_t start = 800000;
+	unsigned int steps = 0;
+
+	(void)state;
+	make_run(&run);
+	fake_unmapped = start;
+	do {
+		assert_int_equal(upcc_control_step(&run, fake_sample, PAGE_SIZE, &report), 0);
+		steps++;
+	} while (report.outcome == UPCC_STEP_ACTED && steps < 1000);
+	/* Below the trigger it kept going (hysteresis), and stopped at the target. */
+	assert_int_equal(report.outcome, UPCC_STEP_IDLE);
+	assert_true(fake_unmapped == 10000);
+	assert_true(run.scope.reclaimed_pages_total == start - 10000);
+	assert_true(run.scope.actions_total == steps - 1);
+	assert_int_equal(run.scope.phase, UPCC_PHASE_IDLE);
+	/* An eighth of the excess per step: about log(790000)/log(8/7) + the 1-page tail. */
+	assert_in_range(steps, 90, 200);
+}
+
+static void test_dry_run(void **state)
+{
+	struct upcc_scope_run run;
+	struct upcc_step_report report;
+
+	(void)state;
+	make_run(&run);
+	run.backend.dry_run = true;
+	fake_unmapped = 170000;
+	assert_int_equal(upcc_control_step(&run, fake_sample, PAGE_SIZE, &report), 0);
+	assert_int_equal(report.outcome, UPCC_STEP_DRY_RUN);
+	assert_true(report.requested_pages == 20000);
+	assert_int_equal(fake_calls, 0);
+	assert_true(fake_unmapped == 170000);
+	assert_true(run.scope.actions_total == 0);
+}
+
+static void test_no_backend(void **state)
+{
+	struct upcc_scope_run run;
+	struct upcc_step_report report;
+
+	(void)state;
+	make_run(&run);
+	run.backend_ready = false;
+	fake_unmapped = 170000;
+	assert_int_equal(upcc_control_step(&run, fake_sample, PAGE_SIZE, &report), 0);
+	assert_int_equal(report.outcome, UPCC_STEP_NO_BACKEND);
+	assert_int_equal(fake_calls, 0);
+}
+
+static void test_backend_error(void **state)
+{
+	struct upcc_scope_run run;
+	struct upcc_step_report report;
+
+	(void)state;
+	make_run(&run);
+	fake_unmapped = 170000;
+	fake_reclaim_error = -EPERM;
+	assert_int_equal(upcc_control_step(&run, fake_sample, PAGE_SIZE, &report), 0);
+	assert_int_equal(report.outcome, UPCC_STEP_ACTED);
+	assert_int_equal(report.error, -EPERM);
+	assert_true(run.scope.action_errors_total == 1);
+	assert_true(run.scope.actions_total == 1);
+	assert_true(run.scope.reclaimed_pages_total == 0);
+}
+
+static void test_nothing_reclaimable(void **state)
+{
+	struct upcc_scope_run run;
+	struct upcc_step_report report;
+
+	(void)state;
+	make_run(&run);
+	fake_unmapped = 170000;
+	fake_unreclaimable = 170000;	/* all dirty */
+	assert_int_equal(upcc_control_step(&run, fake_sample, PAGE_SIZE, &report), 0);
+	assert_int_equal(report.outcome, UPCC_STEP_ACTED);
+	assert_true(report.result.reclaimed_pages == 0);
+	assert_true(fake_unmapped == 170000);
+	assert_true(run.scope.action_errors_total == 0);
+}
+
+static void test_sample_failure(void **state)
+{
+	struct upcc_scope_run run;
+	struct upcc_step_report report;
+
+	(void)state;
+	make_run(&run);
+	run.scope.last.unmapped_pages = 1234;
+	fake_sample_error = -ENOENT;
+	assert_int_equal(upcc_control_step(&run, fake_sample, PAGE_SIZE, &report), -ENOENT);
+	assert_int_equal(report.outcome, UPCC_STEP_SAMPLE_FAILED);
+	assert_int_equal(fake_calls, 0);
+	assert_true(run.scope.last.unmapped_pages == 1234);	/* last good sample kept */
+}
+
+static void test_max_step(void **state)
+{
+	struct upcc_scope_run run;
+	struct upcc_step_report report;
+
+	(void)state;
+	make_run(&run);
+	assert_int_equal(upcc_amount_parse("4M", &run.scope.config.max_step), 0);
+	fake_unmapped = 900000;
+	assert_int_equal(upcc_control_step(&run, fake_sample, PAGE_SIZE, &report), 0);
+	assert_true(fake_last_request == 1024);	/* 4 MiB of 4 KiB pages */
+	assert_true(upcc_step_cap(&run.scope.config, 10, TOTAL_PAGES, PAGE_SIZE) == 10);
+	run.scope.config.max_step.value = 1;	/* 1 byte: below a page, no cap */
+	assert_true(upcc_step_cap(&run.scope.config, 10, TOTAL_PAGES, PAGE_SIZE) == 10);
+}
+
+static void test_resolve(void **state)
+{
+	struct upcc_scope_config sc;
+	struct upcc_sample sample = { .total_pages = TOTAL_PAGES };
+	struct upcc_policy policy;
+
+	(void)state;
+	upcc_scope_config_default(&sc);
+	policy = upcc_policy_resolve(&sc, &sample, PAGE_SIZE);
+	/* The defaults are the seed's policy, exactly. */
+	assert_true(policy.target_pages == upcc_policy_default(TOTAL_PAGES).target_pages);
+	assert_true(policy.trigger_pages == upcc_policy_default(TOTAL_PAGES).trigger_pages);
+	assert_int_equal(policy.step_shift, 3);
+
+	assert_int_equal(upcc_parse_target("64M", &sc), 0);
+	assert_int_equal(upcc_parse_trigger("2%", &sc), 0);
+	sc.step_shift = 1;
+	policy = upcc_policy_resolve(&sc, &sample, PAGE_SIZE);
+	assert_true(policy.target_pages == 16384);
+	assert_true(policy.trigger_pages == 20000);
+	assert_int_equal(policy.step_shift, 1);
+
+	/* A trigger below the target is raised to it. */
+	assert_int_equal(upcc_parse_trigger("100", &sc), 0);
+	policy = upcc_policy_resolve(&sc, &sample, PAGE_SIZE);
+	assert_true(policy.trigger_pages == 16384);
+
+	/* A huge ratio saturates instead of wrapping. */
+	assert_int_equal(upcc_parse_target("18446744073709551615", &sc), 0);
+	assert_int_equal(upcc_parse_trigger("1000000x", &sc), 0);
+	policy = upcc_policy_resolve(&sc, &sample, PAGE_SIZE);
+	assert_true(policy.trigger_pages == UINT64_MAX);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_idle_below_trigger, reset),
+		cmocka_unit_test_setup(test_acts_above_trigger, reset),
+		cmocka_unit_test_setup(test_converges_to_target, reset),
+		cmocka_unit_test_setup(test_dry_run, reset),
+		cmocka_unit_test_setup(test_no_backend, reset),
+		cmocka_unit_test_setup(test_backend_error, reset),
+		cmocka_unit_test_setup(test_nothing_reclaimable, reset),
+		cmocka_unit_test_setup(test_sample_failure, reset),
+		cmocka_unit_test_setup(test_max_step, reset),
+		cmocka_unit_test(test_resolve),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

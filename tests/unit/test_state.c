@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+/* test_state.c - the daemon's state file, written and read back. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "unit.h"
+#include "state.h"
+
+static const struct upcc_backend_ops memcg_ops = { .name = "memcg" };
+
+static void test_round_trip(void **state)
+{
+	char dir[] = "/tmp/upcc-state-XXXXXX", path[64];
+	struct upcc_scope_run runs[2];
+	struct upcc_state_scope read_back[4];
+	struct upcc_state_header header;
+	size_t count = 0;
+
+	(void)state;
+	memset(runs, 0, sizeof(runs));
+	snprintf(runs[0].scope.name, sizeof(runs[0].scope.name), "web");
+	runs[0].scope.kind = UPCC_SCOPE_CGROUP;
+	runs[0].scope.node_id = -1;
+	snprintf(runs[0].scope.path, sizeof(runs[0].scope.path), "/sys/fs/cgroup/we\"b\\x\n");
+	runs[0].backend.ops = &memcg_ops;
+	snprintf(runs[0].backend.why, sizeof(runs[0].backend.why), "auto: memory.reclaim works");
+	runs[0].backend_ready = true;
+	runs[0].scope.policy.target_pages = 111;
+	runs[0].scope.policy.trigger_pages = 1776;
+	runs[0].scope.reclaimed_pages_total = UINT64_MAX;
+	runs[0].scope.actions_total = 9;
+	runs[0].scope.phase = UPCC_PHASE_RECLAIMING;
+	snprintf(runs[1].scope.name, sizeof(runs[1].scope.name), "node1");
+	runs[1].scope.kind = UPCC_SCOPE_NODE;
+	runs[1].scope.node_id = 1;
+	snprintf(runs[1].backend_error, sizeof(runs[1].backend_error), "damon: busy");
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/state.json", dir);
+	assert_int_equal(upcc_state_write(path, runs, 2, 4096, true), 0);
+	assert_int_equal(upcc_state_read(path, &header, read_back, 4, &count), 0);
+	assert_int_equal(count, 2);
+	assert_int_equal(header.pid, (long)getpid());
+	assert_true(header.dry_run);
+	assert_true(header.page_size == 4096);
+	assert_string_equal(read_back[0].name, "web");
+	assert_string_equal(read_back[0].kind, "cgroup");
+	assert_string_equal(read_back[0].path, "/sys/fs/cgroup/we\"b\\x\n");
+	assert_string_equal(read_back[0].backend, "memcg");
+	assert_string_equal(read_back[0].backend_why, "auto: memory.reclaim works");
+	assert_true(read_back[0].backend_ready);
+	assert_true(read_back[0].reclaiming);
+	assert_true(read_back[0].target_pages == 111);
+	assert_true(read_back[0].trigger_pages == 1776);
+	assert_true(read_back[0].reclaimed_pages_total == UINT64_MAX);
+	assert_true(read_back[0].actions_total == 9);
+	assert_string_equal(read_back[1].backend, "none");
+	assert_string_equal(read_back[1].backend_why, "damon: busy");
+	assert_int_equal(read_back[1].node_id, 1);
+	assert_false(read_back[1].backend_ready);
+
+	/* At most @max scopes are filled. */
+	assert_int_equal(upcc_state_read(path, &header, read_back, 1, &count), 0);
+	assert_int_equal(count, 1);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
+static void test_bad_files(void **state)
+{
+	struct upcc_state_scope scopes[2];
+	struct upcc_state_header header;
+	size_t count = 5;
+
+	(void)state;
+	assert_int_equal(upcc_state_read(FIXTURE("no-state.json"), &header, scopes, 2, &count),
+			 -ENOENT);
+	assert_int_equal(upcc_state_read(FIXTURE("meminfo-host"), &header, scopes, 2, &count),
+			 -EINVAL);
+	assert_int_equal(count, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_bad_files),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
