@@ -104,11 +104,16 @@ static int damon_probe(const struct upcc_scope *scope, char *why, size_t why_len
 	return 0;
 }
 
-/* The largest top-level "System RAM" range in /proc/iomem. */
-static int largest_ram_range(unsigned long long *start, unsigned long long *end)
+/*
+ * One region spanning every top-level "System RAM" range of /proc/iomem.
+ * damo takes the largest range only, which leaves out e.g. all RAM above
+ * 4 GiB on a machine whose low range is bigger; holes in the span cost
+ * nothing but sampling accuracy (damon_get_folio() skips invalid pfns).
+ */
+static int system_ram_span(unsigned long long *start, unsigned long long *end)
 {
 	char path[PATH_MAX], line[256];
-	unsigned long long best = 0;
+	bool found = false;
 	FILE *f;
 
 	if (upcc_backend_path(path, sizeof(path), "/proc/iomem"))
@@ -121,14 +126,17 @@ static int largest_ram_range(unsigned long long *start, unsigned long long *end)
 
 		if (line[0] == ' ' || !strstr(line, ": System RAM"))
 			continue;
-		if (sscanf(line, "%llx-%llx", &s, &e) == 2 && e > s && e - s + 1 > best) {
-			best = e - s + 1;
+		if (sscanf(line, "%llx-%llx", &s, &e) != 2 || e < s)
+			continue;
+		if (!found || s < *start)
 			*start = s;
+		if (!found || e + 1 > *end)
 			*end = e + 1;
-		}
+		found = true;
 	}
 	fclose(f);
-	return best ? 0 : -ENODATA;
+	/* Without root, iomem shows zeros: no usable range. */
+	return found && *end > *start + 1 ? 0 : -ENODATA;
 }
 
 static int set_memcg_path(struct damon_priv *priv, const struct upcc_scope *scope)
@@ -156,7 +164,7 @@ static int damon_init(struct upcc_backend *backend, struct upcc_scope *scope)
 		return -ENOMEM;
 	err = upcc_backend_path(priv->admin, sizeof(priv->admin), DAMON_ADMIN);
 	if (!err)
-		err = largest_ram_range(&priv->ram_start, &priv->ram_end);
+		err = system_ram_span(&priv->ram_start, &priv->ram_end);
 	if (!err && scope->kind == UPCC_SCOPE_CGROUP)
 		err = set_memcg_path(priv, scope);
 	if (err) {
@@ -186,14 +194,22 @@ static int write_steps(const char *admin, const struct admin_step *steps, size_t
 #define CTX	"kdamonds/0/contexts/0/"
 #define SCHEME	CTX "schemes/0/"
 
+/* avail_operations lists one operations set per line. */
 static int check_paddr(const char *admin)
 {
-	char ops[256];
+	char path[PATH_MAX + 256], line[64];
+	bool found = false;
+	FILE *f;
 
-	/* Older kernels lack avail_operations; then writing "paddr" will tell. */
-	if (admin_read(admin, CTX "avail_operations", ops, sizeof(ops)))
-		return 0;
-	return strstr(ops, "paddr") ? 0 : -ENOTSUP;
+	if (admin_file(admin, CTX "avail_operations", path, sizeof(path)))
+		return -ENAMETOOLONG;
+	f = fopen(path, "re");
+	if (!f)
+		return 0;	/* older kernels lack the file; writing "paddr" will tell */
+	while (!found && fgets(line, sizeof(line), f))
+		found = strcmp(line, "paddr\n") == 0 || strcmp(line, "paddr") == 0;
+	fclose(f);
+	return found ? 0 : -ENOTSUP;
 }
 
 static int write_scheme(const struct damon_priv *priv, uint64_t bytes)

@@ -89,7 +89,10 @@ static inline int ua_mkdir_p(const char *path)
 {
 	char cmd[PATH_MAX + 32];
 
-	snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", path);
+	if (strlen(path) >= PATH_MAX)
+		return -1;
+	if (snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", path) < 0)
+		return -1;
 	return system(cmd);
 }
 

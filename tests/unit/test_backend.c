@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_backend.c - backend registry and auto choice; the global backends'
+ * write sequences against a fake sysfs/cgroupfs/procfs in a temp dir
+ * (UPCC_SYSFS_ROOT), never the host's; fadvise on real files.
+ */
+#include "ua_helpers.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "backend.h"
+#include "residency.h"
+
+static char root[PATH_MAX];
+static char log_path[PATH_MAX + 16];
+
+#define ADMIN	"/sys/kernel/mm/damon/admin/"
+#define K0	ADMIN "kdamonds/0/"
+#define C0	K0 "contexts/0/"
+#define S0	C0 "schemes/0/"
+
+static void fake(const char *rel, const char *text)
+{
+	char path[PATH_MAX * 2], dir[PATH_MAX * 2];
+
+	snprintf(path, sizeof(path), "%s%s", root, rel);
+	snprintf(dir, sizeof(dir), "%s", path);
+	*strrchr(dir, '/') = '\0';
+	assert_int_equal(ua_mkdir_p(dir), 0);
+	assert_int_equal(ua_write_file(path, text), 0);
+}
+
+static char *slurp(const char *rel_or_abs, bool in_root)
+{
+	char path[PATH_MAX * 2];
+	static char buf[65536];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s%s", in_root ? root : "", rel_or_abs);
+	f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static void fake_damon_tree(const char *nr_kdamonds)
+{
+	static const char *const files[] = {
+		K0 "state", K0 "contexts/nr_contexts", C0 "operations",
+		C0 "targets/nr_targets", C0 "targets/0/regions/nr_regions",
+		C0 "targets/0/regions/0/start", C0 "targets/0/regions/0/end",
+		C0 "schemes/nr_schemes", S0 "action", S0 "access_pattern/nr_accesses/max",
+		S0 "quotas/bytes", S0 "quotas/reset_interval_ms", S0 "filters/nr_filters",
+		S0 "filters/0/type", S0 "filters/0/matching", S0 "filters/0/allow",
+		S0 "filters/1/type", S0 "filters/1/matching", S0 "filters/1/allow",
+		S0 "filters/2/type", S0 "filters/2/memcg_path", S0 "filters/2/matching",
+		S0 "filters/2/allow",
+	};
+
+	fake(ADMIN "kdamonds/nr_kdamonds", nr_kdamonds);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		fake(files[i], "");
+	fake(C0 "avail_operations", "vaddr\nfvaddr\npaddr\n");
+	fake(S0 "stats/sz_applied", "409600\n");
+	fake("/proc/iomem", "00000000-00000fff : Reserved\n"
+			    "00001000-0009fbff : System RAM\n"
+			    "00100000-bffdffff : System RAM\n"
+			    "  01000000-01ffffff : Kernel code\n"
+			    "100000000-13fffffff : System RAM\n");
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	if (!ua_mkdtemp(root, sizeof(root)))
+		return -1;
+	snprintf(log_path, sizeof(log_path), "%s/writes.log", root);
+	setenv("UPCC_SYSFS_ROOT", root, 1);
+	setenv("UPCC_BACKEND_LOG", log_path, 1);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	unsetenv("UPCC_SYSFS_ROOT");
+	unsetenv("UPCC_BACKEND_LOG");
+	unsetenv("UPCC_KERNEL_RELEASE");
+	ua_rm_rf(root);
+	return 0;
+}
+
+static int per_test(void **state)
+{
+	(void)state;
+	unlink(log_path);
+	return 0;
+}
+
+static struct upcc_scope scope_of(enum upcc_scope_kind kind, const char *path)
+{
+	struct upcc_scope scope;
+
+	memset(&scope, 0, sizeof(scope));
+	scope.kind = kind;
+	if (path && strlen(path) < sizeof(scope.path))
+		strcpy(scope.path, path);
+	return scope;
+}
+
+static void test_find(void **state)
+{
+	(void)state;
+	assert_ptr_equal(upcc_backend_find("fadvise"), &upcc_backend_fadvise);
+	assert_ptr_equal(upcc_backend_find("memcg"), &upcc_backend_memcg);
+	assert_ptr_equal(upcc_backend_find("damon"), &upcc_backend_damon);
+	assert_ptr_equal(upcc_backend_find("dropcache"), &upcc_backend_dropcache);
+	assert_null(upcc_backend_find("auto"));
+	assert_null(upcc_backend_find("bogus"));
+	assert_null(upcc_backend_find(NULL));
+	assert_true(upcc_backend_memcg.may_unmap);
+	assert_false(upcc_backend_fadvise.may_unmap);
+}
+
+static void test_select_unknown(void **state)
+{
+	struct upcc_backend backend = { 0 };
+	struct upcc_scope scope = scope_of(UPCC_SCOPE_SYSTEM, NULL);
+
+	(void)state;
+	assert_int_equal(upcc_backend_select(&backend, "bogus", &scope), -ENOENT);
+	assert_null(backend.ops);
+	assert_non_null(strstr(backend.why, "unknown backend"));
+}
+
+static void test_dropcache(void **state)
+{
+	struct upcc_backend backend = { 0 };
+	struct upcc_scope scope = scope_of(UPCC_SCOPE_SYSTEM, NULL);
+	struct upcc_action_result result;
+
+	(void)state;
+	fake("/proc/sys/vm/drop_caches", "");
+	fake("/proc/meminfo", "MemTotal: 1000000 kB\nActive(file): 4000 kB\n"
+			      "Inactive(file): 4000 kB\nMapped: 1000 kB\n");
+	assert_int_equal(upcc_backend_select(&backend, "dropcache", &scope), -EPERM);
+	assert_null(slurp(log_path, false));
+	backend.allow_dropcache = true;
+	assert_int_equal(upcc_backend_select(&backend, "dropcache", &scope), 0);
+	assert_int_equal(backend.ops->init(&backend, &scope), 0);
+	assert_int_equal(backend.ops->reclaim(&backend, &scope, 10, &result), 0);
+	assert_string_equal(slurp("/proc/sys/vm/drop_caches", true), "1");
+	assert_string_equal(slurp(log_path, false), "/proc/sys/vm/drop_caches 1\n");
+	backend.ops->fini(&backend);
+	scope = scope_of(UPCC_SCOPE_PATH, "/srv");
+	assert_int_equal(upcc_backend_select(&backend, "dropcache", &scope), -ENOTSUP);
+}
+
+static void test_memcg_sequence(void **state)
+{
+	struct upcc_backend backend = { 0 };
+	struct upcc_scope scope = scope_of(UPCC_SCOPE_CGROUP, "/sys/fs/cgroup/work");
+	struct upcc_action_result result;
+	char expect[128];
+
+	(void)state;
+	fake("/sys/fs/cgroup/work/memory.reclaim", "");
+	fake("/sys/fs/cgroup/work/memory.stat", "anon 0\nfile 8192000\n");
+	fake("/proc/meminfo", "MemTotal: 1000000 kB\nSwapTotal: 0 kB\n");
+	assert_int_equal(upcc_backend_select(&backend, "memcg", &scope), 0);
+	assert_non_null(strstr(backend.why, "may unmap"));
+	assert_non_null(strstr(backend.why, "no swap"));
+	assert_int_equal(backend.ops->init(&backend, &scope), 0);
+	assert_int_equal(backend.ops->reclaim(&backend, &scope, 10, &result), 0);
+	snprintf(expect, sizeof(expect), "%ld swappiness=0", 10 * sysconf(_SC_PAGESIZE));
+	assert_string_equal(slurp("/sys/fs/cgroup/work/memory.reclaim", true), expect);
+	assert_int_equal(result.requested_pages, 10);
+	/* dry run: nothing written */
+	unlink(log_path);
+	backend.dry_run = true;
+	assert_int_equal(backend.ops->reclaim(&backend, &scope, 10, &result), 0);
+	assert_null(slurp(log_path, false));
+	backend.ops->fini(&backend);
+	/* Not for a tree or a node. */
+	scope = scope_of(UPCC_SCOPE_PATH, "/srv");
+	assert_int_equal(upcc_backend_select(&backend, "memcg", &scope), -ENOTSUP);
+	/* A cgroup without the memory controller's file. */
+	scope = scope_of(UPCC_SCOPE_CGROUP, "/sys/fs/cgroup/none");
+	assert_int_equal(upcc_backend_select(&backend, "memcg", &scope), -ENOENT);
+}
+
+/* auto never picks memcg (it may unmap): a cgroup scope on a kernel without
+ * DAMON's unmapped filter has no automatic backend.
+ */
+static void test_auto_never_memcg(void **state)
+{
+	struct upcc_backend backend = { 0 };
+	struct upcc_scope scope = scope_of(UPCC_SCOPE_CGROUP, "/sys/fs/cgroup/work");
+
+	(void)state;
+	fake("/sys/fs/cgroup/work/memory.reclaim", "");
+	fake_damon_tree("0\n");
+	setenv("UPCC_KERNEL_RELEASE", "6.12.118", 1);
+	assert_int_equal(upcc_backend_select(&backend, "auto", &scope), -ENOTSUP);
+	assert_null(backend.ops);
+	assert_non_null(strstr(backend.why, "memcg (may unmap)"));
+	assert_non_null(strstr(backend.why, "6.15"));
+	assert_null(slurp(log_path, false));	/* probing wrote nothing */
+}
+
+static unsigned int count_lines(const char *text, const char *line)
+{
+	unsigned int n = 0;
+	size_t len = strlen(line);
+
+	for (const char *p = text; (p = strstr(p, line)) != NULL; p += len)
+		if ((p == text || p[-1] == '\n') && p[len] == '\n')
+			n++;
+	return n;
+}
+
+static void test_damon_sequence(void **state)
+{
+	struct upcc_backend backend = { 0 };
+	struct upcc_scope scope = scope_of(UPCC_SCOPE_SYSTEM, NULL);
+	struct upcc_action_result result;
+	long page = sysconf(_SC_PAGESIZE);
+	char line[128];
+	const char *log;
+
+	(void)state;
+	fake_damon_tree("0\n");
+	setenv("UPCC_KERNEL_RELEASE", "6.15.2", 1);
+	assert_int_equal(upcc_backend_select(&backend, "auto", &scope), 0);
+	assert_ptr_equal(backend.ops, &upcc_backend_damon);
+	assert_int_equal(backend.ops->init(&backend, &scope), 0);
+	assert_int_equal(backend.ops->reclaim(&backend, &scope, 409600 / (uint64_t)page,
+					      &result), 0);
+	assert_int_equal(result.reclaimed_pages, 409600 / page);
+	log = slurp(log_path, false);
+	assert_non_null(log);
+	/* Starts by creating its own kdamond, ends by removing it. */
+	assert_int_equal(strncmp(log, ADMIN "kdamonds/nr_kdamonds 1\n", strlen(ADMIN) + 23), 0);
+	assert_non_null(strstr(log, K0 "state off\n" ADMIN "kdamonds/nr_kdamonds 0\n"));
+	assert_int_equal(count_lines(log, C0 "operations paddr"), 1);
+	assert_int_equal(count_lines(log, S0 "action pageout"), 1);
+	assert_int_equal(count_lines(log, S0 "filters/0/type anon"), 1);
+	assert_int_equal(count_lines(log, S0 "filters/1/type unmapped"), 1);
+	assert_int_equal(count_lines(log, S0 "filters/1/matching N"), 1);
+	assert_int_equal(count_lines(log, S0 "filters/1/allow N"), 1);
+	assert_int_equal(count_lines(log, S0 "filters/nr_filters 2"), 1);
+	snprintf(line, sizeof(line), S0 "quotas/bytes %d", 409600);
+	assert_int_equal(count_lines(log, line), 1);
+	/* All System RAM: 0x1000 up to 0x13fffffff, end exclusive. */
+	assert_int_equal(count_lines(log, C0 "targets/0/regions/0/start 4096"), 1);
+	assert_int_equal(count_lines(log, C0 "targets/0/regions/0/end 5368709120"), 1);
+	assert_true(strstr(log, K0 "state on\n") < strstr(log, K0 "state off\n"));
+	backend.ops->fini(&backend);
+}
+
+static void test_damon_cgroup_filter(void **state)
+{
+	struct upcc_backend backend = { 0 };
+	struct upcc_scope scope = scope_of(UPCC_SCOPE_CGROUP, "/sys/fs/cgroup/work/a");
+	struct upcc_action_result result;
+	const char *log;
+
+	(void)state;
+	fake_damon_tree("0\n");
+	setenv("UPCC_KERNEL_RELEASE", "6.16.0", 1);
+	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), 0);
+	assert_int_equal(backend.ops->init(&backend, &scope), 0);
+	assert_int_equal(backend.ops->reclaim(&backend, &scope, 100, &result), 0);
+	log = slurp(log_path, false);
+	assert_int_equal(count_lines(log, S0 "filters/nr_filters 3"), 1);
+	assert_int_equal(count_lines(log, S0 "filters/2/type memcg"), 1);
+	assert_int_equal(count_lines(log, S0 "filters/2/memcg_path /work/a"), 1);
+	backend.ops->fini(&backend);
+}
+
+/* DAMON in use by someone else: refused at probe and at reclaim time, and
+ * not one write is made.
+ */
+static void test_damon_never_takes_over(void **state)
+{
+	struct upcc_backend backend = { 0 };
+	struct upcc_scope scope = scope_of(UPCC_SCOPE_SYSTEM, NULL);
+	struct upcc_action_result result;
+
+	(void)state;
+	setenv("UPCC_KERNEL_RELEASE", "6.15.0", 1);
+	fake_damon_tree("1\n");
+	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), -EBUSY);
+	assert_non_null(strstr(backend.why, "in use"));
+	/* Free at probe time, taken before the reclaim: still hands off. */
+	fake_damon_tree("0\n");
+	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), 0);
+	assert_int_equal(backend.ops->init(&backend, &scope), 0);
+	fake(ADMIN "kdamonds/nr_kdamonds", "1\n");
+	assert_int_equal(backend.ops->reclaim(&backend, &scope, 100, &result), -EBUSY);
+	assert_null(slurp(log_path, false));
+	assert_string_equal(slurp(ADMIN "kdamonds/nr_kdamonds", true), "1\n");
+	backend.ops->fini(&backend);
+	/* Old kernel: no filter keeps mapped pages out. */
+	fake_damon_tree("0\n");
+	setenv("UPCC_KERNEL_RELEASE", "6.12.118", 1);
+	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), -ENOTSUP);
+}
+
+static void test_kernel_at_least(void **state)
+{
+	(void)state;
+	setenv("UPCC_KERNEL_RELEASE", "6.12.118-1", 1);
+	assert_true(upcc_kernel_at_least(6, 12));
+	assert_true(upcc_kernel_at_least(5, 19));
+	assert_false(upcc_kernel_at_least(6, 13));
+	setenv("UPCC_KERNEL_RELEASE", "garbage", 1);
+	assert_false(upcc_kernel_at_least(1, 0));
+	unsetenv("UPCC_KERNEL_RELEASE");
+	assert_true(upcc_kernel_at_least(3, 0));
+}
+
+/* fadvise on a real tree: the pages asked for go, measured by residency. */
+static void test_fadvise_real(void **state)
+{
+	char dir[PATH_MAX * 2], path[PATH_MAX * 3];
+	struct upcc_backend backend = { 0 };
+	struct upcc_scope scope;
+	struct upcc_action_result result;
+	struct upcc_residency res;
+	struct stat st;
+	int fd;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/tree", root);
+	assert_int_equal(ua_mkdir_p(dir), 0);
+	snprintf(path, sizeof(path), "%s/file", dir);
+	assert_int_equal(ua_cached_file(path, 256, 1), 0);
+	scope = scope_of(UPCC_SCOPE_PATH, dir);
+	assert_int_equal(upcc_backend_select(&backend, "auto", &scope), 0);
+	assert_ptr_equal(backend.ops, &upcc_backend_fadvise);
+	assert_non_null(strstr(backend.why, "damon"));	/* said why not damon */
+	assert_int_equal(backend.ops->init(&backend, &scope), 0);
+	assert_int_equal(backend.ops->reclaim(&backend, &scope, 64, &result), 0);
+	assert_true(result.reclaimed_pages >= 64);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(upcc_residency_fd(fd, &st, &res), 0);
+	close(fd);
+	assert_int_equal(res.cached_pages, 256 - result.reclaimed_pages);
+	assert_true(res.cached_pages > 0);	/* a window, not the whole file */
+	backend.ops->fini(&backend);
+	scope = scope_of(UPCC_SCOPE_CGROUP, "/sys/fs/cgroup");
+	assert_int_equal(upcc_backend_select(&backend, "fadvise", &scope), -ENOTSUP);
+	scope = scope_of(UPCC_SCOPE_PATH, "/proc");
+	assert_int_equal(upcc_backend_select(&backend, "fadvise", &scope), -EMEDIUMTYPE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_find, per_test),
+		cmocka_unit_test_setup(test_select_unknown, per_test),
+		cmocka_unit_test_setup(test_dropcache, per_test),
+		cmocka_unit_test_setup(test_memcg_sequence, per_test),
+		cmocka_unit_test_setup(test_auto_never_memcg, per_test),
+		cmocka_unit_test_setup(test_damon_sequence, per_test),
+		cmocka_unit_test_setup(test_damon_cgroup_filter, per_test),
+		cmocka_unit_test_setup(test_damon_never_takes_over, per_test),
+		cmocka_unit_test_setup(test_kernel_at_least, per_test),
+		cmocka_unit_test_setup(test_fadvise_real, per_test),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
