@@ -314,8 +314,12 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	/* Each command parses its own options, with argv[0] = the command. */
-	if (strcmp(command, "status") == 0)
+	if (strcmp(command, "status") == 0) {
+		static char status_name[] = "upcc status";	/* getopt's messages */
+
+		argv[1] = status_name;
 		return status_main(argc - 1, argv + 1);
+	}
 	if (strcmp(command, "files") == 0)
 		return upcc_files_main(argc - 1, argv + 1);
 	if (strcmp(command, "evict") == 0)
