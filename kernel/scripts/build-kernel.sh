@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Build a kernel from the patched tree: build-kernel.sh ARCH NAME
+#
+#   ARCH  um or x86_64
+#   NAME  kernel/configs/NAME.config is merged onto ARCH's defconfig and the
+#         build goes to build/kernel/NAME/.
+#
+# Every CONFIG_...=y line of the fragment must survive into the final .config
+# (Kconfig silently drops options whose dependencies are not met); if one does
+# not, the build fails loudly instead of producing a kernel without it.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+top=$PWD
+. kernel/VERSION
+
+die() { echo "build-kernel: $*" >&2; exit 1; }
+
+[ $# -eq 2 ] || die "usage: $0 ARCH NAME (e.g. um uml)"
+arch=$1
+name=$2
+case "$arch" in
+um | x86_64) ;;
+*) die "unsupported ARCH '$arch' (um or x86_64)" ;;
+esac
+fragment=$top/kernel/configs/$name.config
+[ -f "$fragment" ] || die "no config fragment $fragment"
+
+# A fragment may build on others with "#include OTHER.config" lines; those
+# are merged first, in order, and their options are checked as well.
+fragments=()
+while read -r inc; do
+	[ -f "$top/kernel/configs/$inc" ] || die "$name.config includes missing $inc"
+	fragments+=("$top/kernel/configs/$inc")
+done < <(sed -nE 's/^#include[[:space:]]+([A-Za-z0-9_.-]+)[[:space:]]*$/\1/p' "$fragment")
+fragments+=("$fragment")
+
+tree=$top/build/kernel/src/$topdir
+out=$top/build/kernel/$name
+jobs=${JOBS:-$(nproc)}
+
+kernel/scripts/prepare-source.sh
+
+mkdir -p "$out"
+kmake() {
+	nice -n 10 make -C "$tree" O="$out" ARCH="$arch" CC="ccache gcc" HOSTCC="ccache gcc" "$@"
+}
+
+# Regenerate .config only when the fragment or the tree changed, so that a
+# rerun is an incremental (mostly no-op) make.
+cfg_key=$( { sha256sum "${fragments[@]}"; cat "$top/build/kernel/src/.prepared"; } | sha256sum | cut -d' ' -f1)
+if [ ! -f "$out/.config" ] || [ "$(cat "$out/.config-key" 2>/dev/null)" != "$cfg_key" ]; then
+	echo "build-kernel: configuring $name ($arch defconfig + ${fragments[*]##*/})"
+	kmake defconfig >/dev/null
+	(cd "$out" && ARCH="$arch" CC="ccache gcc" \
+		"$tree/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "${fragments[@]}" >/dev/null)
+	kmake olddefconfig >/dev/null
+	echo "$cfg_key" > "$out/.config-key"
+fi
+
+missing=()
+while IFS= read -r opt; do
+	grep -qx "$opt" "$out/.config" || missing+=("$opt")
+done < <(cat "${fragments[@]}" | grep -E '^CONFIG_[A-Za-z0-9_]+=y' | sed 's/[[:space:]]*#.*//')
+if [ ${#missing[@]} -gt 0 ]; then
+	rm -f "$out/.config-key"
+	die "options of ${fragments[*]##*/} not in the final .config (unmet dependencies?): ${missing[*]}"
+fi
+
+echo "build-kernel: building $name with -j$jobs"
+kmake -j"$jobs"
+case "$arch" in
+um) image=$out/linux ;;
+x86_64) image=$out/arch/x86/boot/bzImage ;;
+esac
+[ -f "$image" ] || die "build finished but $image is missing"
+echo "build-kernel: $image"

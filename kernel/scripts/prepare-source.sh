@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Extract the pinned linux-source-6.12 tarball into build/kernel/src/ and
+# apply kernel/patches/series on top of it.
+#
+# Idempotent: a stamp file holds the sha256 of the tarball and of every patch
+# in the series, so a rerun with unchanged patches does nothing, while any
+# change to the series (or a tree left half patched) re-extracts from the
+# pristine tarball instead of patching a tree twice.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+top=$PWD
+. kernel/VERSION
+
+src_root=$top/build/kernel/src
+tree=$src_root/$topdir
+stamp=$src_root/.prepared
+series=$top/kernel/patches/series
+
+die() { echo "prepare-source: $*" >&2; exit 1; }
+
+[ -f "$tarball" ] || die "$tarball missing: install $package=$version (scripts/install-deps.sh)"
+have_sum=$(sha256sum "$tarball" | cut -d' ' -f1)
+[ "$have_sum" = "$sha256" ] ||
+	die "$tarball has sha256 $have_sum, kernel/VERSION pins $sha256 ($package $version); refusing to build on another tree"
+
+patch_list() {
+	[ -f "$series" ] || return 0
+	# Comments and blank lines are allowed in series, as in quilt.
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$series" | grep -v '^$' || true
+}
+
+# What the tree should be: this tarball plus exactly these patches.
+want=$( {
+	echo "tarball $sha256"
+	for p in $(patch_list); do
+		[ -f "kernel/patches/$p" ] || die "series names $p but kernel/patches/$p does not exist"
+		sha256sum "kernel/patches/$p"
+	done
+} | sha256sum | cut -d' ' -f1)
+
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -f "$tree/Makefile" ]; then
+	echo "prepare-source: $tree is up to date with kernel/patches/series"
+	exit 0
+fi
+
+echo "prepare-source: extracting $tarball into $src_root"
+rm -rf "$tree" "$stamp"
+mkdir -p "$src_root"
+tar -C "$src_root" -xf "$tarball"
+[ -f "$tree/Makefile" ] || die "tarball did not contain $topdir/"
+
+n=0
+for p in $(patch_list); do
+	echo "prepare-source: applying $p"
+	patch -d "$tree" -p1 --batch --forward --quiet < "kernel/patches/$p" ||
+		die "$p does not apply to $package $version"
+	n=$((n + 1))
+done
+echo "$want" > "$stamp"
+echo "prepare-source: $tree ready ($n patches applied)"

@@ -1,0 +1,32 @@
+# The kernel half: the patch series in kernel/patches/ on the pinned
+# linux-source-6.12 (kernel/VERSION), built into build/kernel/NAME/.
+# kernel/scripts/build-kernel.sh reuses what is built: a rerun with the same
+# series and config is an incremental make, and ccache covers rebuilds.
+
+KERNEL_DIR := $(BUILD)/kernel
+
+.PHONY: kernel kernel-debug kernel-x86_64 kernel-source kernel-checkpatch kernel-kunit
+
+kernel-source: deps
+	kernel/scripts/prepare-source.sh
+
+# UML kernel for the functional suite (option on, MGLRU built in).
+kernel: deps
+	kernel/scripts/build-kernel.sh um uml
+
+# Same plus DEBUG_VM, lockdep and KASAN.
+kernel-debug: deps
+	kernel/scripts/build-kernel.sh um uml-debug
+
+# For the QEMU bench; kernel/configs/x86_64.config belongs to the bench.
+kernel-x86_64: deps
+	kernel/scripts/build-kernel.sh x86_64 x86_64
+	cp $(KERNEL_DIR)/x86_64/arch/x86/boot/bzImage $(KERNEL_DIR)/x86_64/bzImage
+
+kernel-checkpatch: deps
+	kernel/scripts/checkpatch.sh
+
+kernel-kunit: deps
+	kernel/scripts/kunit.sh
+
+CHECK_SUITES += kernel-checkpatch kernel-kunit
