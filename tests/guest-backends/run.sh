@@ -7,7 +7,8 @@
 #
 # usage: tests/guest-backends/run.sh [CASE...]   (default: every case;
 #        "none" runs the checks with no control, and must fail)
-# env:   KERNEL (default build/kernel/uml/linux), GUEST_MEM (256M)
+# env:   KERNEL (default build/kernel/uml/linux), GUEST_MEM (256M),
+#        UPCC_STATIC (dir of the static upcd/upcc; default build/static)
 set -eu
 cd "$(dirname "$0")/../.."
 repo=$PWD
@@ -15,6 +16,8 @@ work=$repo/build/guest-backends
 kernel=${KERNEL:-$repo/build/kernel/uml/linux}
 mem=${GUEST_MEM:-256M}
 uml_run=$repo/tests/guest/uml-run.sh
+# Where the static upcd and upcc are (mk/10-userspace.mk builds them here).
+static=${UPCC_STATIC:-$repo/build/static}
 
 die() {
 	echo "guest-backends: $*" >&2
@@ -22,7 +25,7 @@ die() {
 	exit 1
 }
 
-for f in "$kernel" "$repo/build/static/upcd" "$repo/build/static/upcc" \
+for f in "$kernel" "$static/upcd" "$static/upcc" \
 	"$repo/build/bench/workload" "$uml_run"; do
 	[ -x "$f" ] || die "missing $f (make kernel; make)"
 done
@@ -50,7 +53,7 @@ fi
 # What the guest runs: copies, so a rebuild during a run cannot race it.
 bindir=$work/bin
 mkdir -p "$bindir"
-cp "$repo/build/static/upcd" "$repo/build/static/upcc" \
+cp "$static/upcd" "$static/upcc" \
 	"$repo/build/bench/workload" "$bindir/"
 
 # The disk goes in copy-on-write: the guest's dirty file never reaches it.
