@@ -71,8 +71,11 @@ static: $(BUILD)/static/upcd $(BUILD)/static/upcc
 
 CHECK_SUITES += unit unit-valgrind
 
-unit: $(USR_UNIT_BINS) $(USR_UNIT_ASAN_BINS)
-	tests/unit/run.sh plain $(USR_UNIT_BINS) -- asan $(USR_UNIT_ASAN_BINS)
+# tests/unit/daemon.sh runs the ASan builds of the programs themselves.
+unit: $(USR_UNIT_BINS) $(USR_UNIT_ASAN_BINS) $(BUILD)/asan/upcd $(BUILD)/asan/upcc
+	UPCD=$(BUILD)/asan/upcd UPCC=$(BUILD)/asan/upcc \
+		tests/unit/run.sh plain $(USR_UNIT_BINS) -- asan $(USR_UNIT_ASAN_BINS) \
+		-- script tests/unit/daemon.sh
 
 unit-valgrind: $(USR_UNIT_BINS)
 	tests/unit/run.sh valgrind $(USR_UNIT_BINS)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Run cmocka unit test binaries and sum their results.
 #   run.sh MODE BIN... [-- MODE BIN...]...
-# MODE is plain, asan (the binaries are ASan/UBSan builds: run as is, any
+# MODE is script (the argument is a program that prints its own
+# "N passed, N failed" line), plain, asan (the binaries are ASan/UBSan builds: run as is, any
 # report aborts them) or valgrind (memcheck; any error or leak fails).
 # Each binary's "[  PASSED  ] N test(s)." and "[  FAILED  ] N test(s)" are
 # summed; a binary that exits non-zero without reporting a failed test
@@ -17,7 +18,7 @@ mode=plain
 for arg in "$@"; do
 	case "$arg" in
 	--) continue ;;
-	plain|asan|valgrind) mode=$arg; continue ;;
+	plain|asan|valgrind|script) mode=$arg; continue ;;
 	esac
 	name="$mode/$(basename "$arg")"
 	if [ "$mode" = valgrind ]; then
@@ -28,6 +29,20 @@ for arg in "$@"; do
 		output=$("$arg" 2>&1)
 	fi
 	rc=$?
+	if [ "$mode" = script ]; then
+		line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' <<<"$output" | tail -n 1)
+		passed=$(sed -nE 's/^([0-9]+) passed.*/\1/p' <<<"$line")
+		failed=$(sed -nE 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/p' <<<"$line")
+		passed=${passed:-0}
+		failed=${failed:-0}
+		[ "$rc" -ne 0 ] && [ "$failed" -eq 0 ] && failed=1
+		grep -E '^(PASS|FAIL) ' <<<"$output" | sed "s|^|$name |"
+		[ "$failed" -ne 0 ] && printf '%s\n' "$output" | tail -n 20
+		echo "$([ "$failed" -eq 0 ] && echo 'ok  ' || echo FAIL) $name: $passed passed, $failed failed"
+		total_passed=$((total_passed + passed))
+		total_failed=$((total_failed + failed))
+		continue
+	fi
 	passed=$(sed -nE 's/^\[  PASSED  \] ([0-9]+) test.*/\1/p' <<<"$output" | tail -n 1)
 	failed=$(sed -nE 's/^\[  FAILED  \] ([0-9]+) test.*/\1/p' <<<"$output" | tail -n 1)
 	passed=${passed:-0}
