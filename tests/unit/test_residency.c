@@ -88,6 +88,8 @@ static void test_cachestat_clean(void **state)
 static void test_mincore_clean(void **state)
 {
 	(void)state;
+	if (ua_under_valgrind())
+		skip();
 	check_clean_file("mincore");
 	assert_int_equal(upcc_residency_method(), UPCC_RESIDENCY_MINCORE);
 }
@@ -99,6 +101,8 @@ static void test_mincore_does_not_fault(void **state)
 	struct upcc_residency res;
 
 	(void)state;
+	if (ua_under_valgrind())
+		skip();
 	setenv("UPCC_RESIDENCY", "mincore", 1);
 	snprintf(path, sizeof(path), "%s/nofault", tmpdir);
 	assert_int_equal(ua_cached_file(path, 32, 1), 0);
