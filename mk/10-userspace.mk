@@ -77,8 +77,9 @@ unit: $(USR_UNIT_BINS) $(USR_UNIT_ASAN_BINS) $(BUILD)/asan/upcd $(BUILD)/asan/up
 		tests/unit/run.sh plain $(USR_UNIT_BINS) -- asan $(USR_UNIT_ASAN_BINS) \
 		-- script tests/unit/daemon.sh
 
-unit-valgrind: $(USR_UNIT_BINS)
-	tests/unit/run.sh valgrind $(USR_UNIT_BINS)
+unit-valgrind: $(USR_UNIT_BINS) $(BUILD)/upcd $(BUILD)/upcc
+	UPCD=$(BUILD)/upcd UPCC=$(BUILD)/upcc \
+		tests/unit/run.sh valgrind $(USR_UNIT_BINS) -- script tests/unit/programs-valgrind.sh
 
 # The main job.  A dry run reads /proc and /sys and writes only under
 # build/run/: on the host it changes nothing.
