@@ -23,8 +23,10 @@ while :; do
 	busy0=$busy1
 	total0=$total1
 	[ "$busy_pct" -lt 20 ] || continue
-	file_bytes=$(awk '$1 == "file" {print $2}' /sys/fs/cgroup/memory.stat)
-	slice=$(( file_bytes / SLICE_DIV ))
+	file_kb=$(awk '/^(Active|Inactive)\(file\):/ {kb += $2} END {print kb}' /proc/meminfo)
+	slice=$(( file_kb * 1024 / SLICE_DIV ))
 	[ "$slice" -ge 1048576 ] || continue
-	echo "$slice" >/sys/fs/cgroup/memory.reclaim 2>/dev/null
+	# One "C" line per step on the host's port, so the run shows what it did.
+	err=$(echo "$slice" 2>&1 >/sys/fs/cgroup/memory.reclaim)
+	echo "C reclaim bytes=$slice busy_pct=$busy_pct rc=$? $err" >/dev/ttyS1
 done

@@ -13,8 +13,8 @@ export PATH=/bin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev 2>/dev/null
-mkdir -p /sys/fs/cgroup /data /tmp
-mount -t cgroup2 none /sys/fs/cgroup
+mkdir -p /sys/fs/cgroup /data /tmp /run
+mount -t cgroup2 none /sys/fs/cgroup || echo "guest-init: no cgroup2"
 mount -t tmpfs tmp /tmp
 
 param() { sed -n "s/.*upcc\.$1=\([^ ]*\).*/\1/p" /proc/cmdline; }
@@ -44,6 +44,7 @@ esac
 result kernel "$(uname -r)"
 result cmdline "$(cat /proc/cmdline)"
 result unmapped_page_control "$(cat /proc/sys/vm/unmapped_page_control 2>/dev/null || echo absent)"
+result cgroup_root "$(ls /sys/fs/cgroup | tr '\n' ' ')"
 result mem_total_kb "$(awk '/^MemTotal:/{print $2}' /proc/meminfo)"
 
 # The guest's own view, on the same port: meminfo + vmstat every 500 ms.
@@ -63,7 +64,8 @@ b) workload dropper 10000 >/tmp/dropper.out & control=$! ;;
 c) sh /bin/gradual-reclaim.sh & control=$! ;;
 d)
 	[ -x /bin/upcd ] || fail "upcd not in the initramfs"
-	upcd >/tmp/upcd.out 2>&1 &
+	# upcc.upcd_args: extra upcd options, commas for spaces
+	upcd $(param upcd_args | tr , ' ') >/tmp/upcd.out 2>&1 &
 	control=$!
 	;;
 *) fail "unknown scenario '$scenario'" ;;
@@ -109,6 +111,9 @@ awk '/^(Cached|Mapped|MemFree):/{printf "R guest_%s_kb %s\n", $1, $2}' /proc/mem
 	tr -d : >$out
 grep -E '^(kswapd_unmapped_wake|pgscan_unmapped|pgsteal_unmapped) ' /proc/vmstat |
 	sed 's/^/R /' >$out
-[ -f /tmp/upcd.out ] && sed 's/^/R upcd_log /' /tmp/upcd.out | tail -n 5 >$out
+if [ "$scenario" = d ]; then
+	tail -n 5 /tmp/upcd.out | sed 's/^/R upcd_log /' >$out
+	upcc status 2>&1 | sed 's/^/R upcc_status /' >$out
+fi
 kill $sampler
 finish

@@ -29,6 +29,7 @@ dd if="$image" iflag=nocache count=0 status=none
 image_mib=$(( $(stat -c %s "$image") / 1048576 ))
 append="console=ttyS0 loglevel=4 upcc.scenario=$scenario upcc.workload=$workload upcc.idle=$idle"
 [ "$scenario" = e ] && append="$append unmapped_page_control"
+[ -n "${UPCD_ARGS:-}" ] && append="$append upcc.upcd_args=$UPCD_ARGS"
 args=(
 	-accel tcg,tb-size=64 -machine pc -cpu max -smp 1
 	-m "${ram_mib}M,slots=2,maxmem=$((ram_mib + image_mib + 256))M"
