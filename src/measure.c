@@ -8,22 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Path scopes are measured by the inventory module (cachestat/mincore). */
+#include "inventory.h"
 #include "measure.h"
 #include "stats.h"
 
-/*
- * Path scopes are measured by the inventory module (cachestat/mincore over
- * the tree's files), which the acting half of the daemon owns.
- */
-#if defined(__has_include)
-#if __has_include("inventory.h")
-#include "inventory.h"
-#define UPCC_HAVE_INVENTORY_H 1
-#endif
-#endif
-#ifndef UPCC_HAVE_INVENTORY_H
-int upcc_path_sample(struct upcc_scope *scope, struct upcc_sample *sample);
-#endif
 
 static char measure_root[PATH_MAX];
 

@@ -20,20 +20,10 @@
 
 #include "config.h"
 #include "control.h"
+#include "files.h"		/* files and evict: src/files.c */
 #include "measure.h"
 #include "state.h"
 
-/* files and evict belong to the acting half (src/files.c). */
-#if defined(__has_include)
-#if __has_include("files.h")
-#include "files.h"
-#define UPCC_HAVE_FILES_H 1
-#endif
-#endif
-#ifndef UPCC_HAVE_FILES_H
-int upcc_files_main(int argc, char **argv);
-int upcc_evict_main(int argc, char **argv);
-#endif
 
 #define UPCC_VERSION	"0.1"
 #define EXIT_FAILED	1
@@ -178,7 +168,13 @@ static void print_table(const struct status_row *rows, size_t nr_rows,
 	else
 		printf("upcd: no state file at %s (daemon not running?); defaults shown\n",
 		       state_path);
-	printf("%-16s %9s %9s %9s %9s %9s %9s %-10s %9s\n", "SCOPE", "MEMORY", "FILE_LRU",
+	int width = 16;
+
+	/* Path and cgroup scope names are long: the column fits the longest. */
+	for (size_t i = 0; i < nr_rows; i++)
+		if ((int)strlen(rows[i].scope.name) > width)
+			width = (int)strlen(rows[i].scope.name);
+	printf("%-*s %9s %9s %9s %9s %9s %9s %-10s %9s\n", width, "SCOPE", "MEMORY", "FILE_LRU",
 	       "MAPPED", "UNMAPPED", "TARGET", "TRIGGER", "BACKEND", "RECLAIMED");
 	for (size_t i = 0; i < nr_rows; i++) {
 		const struct status_row *row = &rows[i];
@@ -191,13 +187,13 @@ static void print_table(const struct status_row *rows, size_t nr_rows,
 		};
 
 		if (row->sample_error) {
-			printf("%-16s cannot measure: %s\n", row->scope.name,
+			printf("%-*s cannot measure: %s\n", width, row->scope.name,
 			       strerror(-row->sample_error));
 			continue;
 		}
 		for (int c = 0; c < 7; c++)
 			human_bytes(cells[c], sizeof(cells[c]), values[c], page_size);
-		printf("%-16s %9s %9s %9s %9s %9s %9s %-10s %9s\n", row->scope.name, cells[0],
+		printf("%-*s %9s %9s %9s %9s %9s %9s %-10s %9s\n", width, row->scope.name, cells[0],
 		       cells[1], cells[2], cells[3], cells[4], cells[5],
 		       row->daemon ? row->daemon->backend : "-", row->daemon ? cells[6] : "-");
 	}

@@ -317,7 +317,7 @@ static void log_step(const struct upcd *upcd, const struct upcc_scope_run *run,
 		break;
 	case UPCC_STEP_DRY_RUN:
 	case UPCC_STEP_NO_BACKEND:
-		upcc_log(LOG_NOTICE,
+		upcc_log(report->outcome == UPCC_STEP_NO_BACKEND ? LOG_WARNING : LOG_NOTICE,
 			 "scope %s: %s: would ask %s for %llu pages (%.1f MiB): unmapped %.1f MiB, target %.1f MiB, trigger %.1f MiB",
 			 scope->name, report->outcome == UPCC_STEP_DRY_RUN ? "dry run" : "no backend",
 			 backend, (unsigned long long)report->requested_pages,
