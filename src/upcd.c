@@ -33,7 +33,8 @@
 #define EXIT_RUNTIME		1
 #define EXIT_USAGE		2
 #define EXIT_TARGET_MISSED	3
-#define ONCE_MAX_ROUNDS		10000
+/* A bound on --once even if the cache refills as fast as it is dropped. */
+#define ONCE_MAX_ROUNDS		1000
 
 /* What the command line says, applied on top of the config file. */
 struct upcd_options {
@@ -265,6 +266,7 @@ static int build_runs(struct upcd *upcd, struct upcc_scope_run **runs_out)
 	struct upcc_scope_run *runs = calloc(config->nr_scopes, sizeof(*runs));
 	size_t ready = 0;
 
+	*runs_out = NULL;
 	if (!runs)
 		return -ENOMEM;
 	for (size_t i = 0; i < config->nr_scopes; i++) {
@@ -286,6 +288,8 @@ static int build_runs(struct upcd *upcd, struct upcc_scope_run **runs_out)
 
 static void free_runs(struct upcc_scope_run *runs, size_t nr_runs)
 {
+	if (!runs)
+		return;
 	for (size_t i = 0; i < nr_runs; i++)
 		release_backend(&runs[i]);
 	free(runs);
@@ -442,7 +446,7 @@ static int arm_timer(int fd, uint64_t period_usec)
 static void reload(struct upcd *upcd)
 {
 	struct upcc_config new_config, old_config = upcd->config;
-	struct upcc_scope_run *new_runs;
+	struct upcc_scope_run *new_runs = NULL;
 	int err;
 
 	upcc_notify("RELOADING=1");
