@@ -4,8 +4,9 @@
 # and the control's own figures into OUTDIR/MODE.*; bench/report.sh turns
 # them into the table.  Never run on the host: it drops caches.
 #
-# usage: guest-bench.sh BINDIR DATADEV OUTDIR TARGET_KB TRIGGER_KB INTERVAL_MS MODE...
-#   MODE: none | drop_caches | fadvise | memcg | damon | auto
+# usage: guest-bench.sh BINDIR DATADEV OUTDIR TARGET_KB TRIGGER_KB INTERVAL_MS
+#                       STREAM_MIBPS HOT_PAUSE_MS MODE...
+#   MODE: none | drop_caches | fadvise | memcg | damon | dropcache | auto
 #
 # The workload, per mode: the hot set (hot/, ~10% of RAM) read once to warm
 # it, then re-read in a loop for as long as a stream of ~2x RAM (stream/)
@@ -19,7 +20,9 @@ OUT=$3
 TARGET_KB=$4
 TRIGGER_KB=$5
 INTERVAL_MS=$6
-shift 6
+STREAM_MIBPS=$7
+HOT_PAUSE_MS=$8
+shift 8
 WL=$BIN/workload
 # Traces are written to tmpfs (anon LRU, so not part of what is measured)
 # and copied to OUTDIR (a hostfs share) once a mode is over.
@@ -27,15 +30,12 @@ RAW=/tmp/bench
 MNT=/mnt/data
 CLK_TCK=100
 
+# uml-run.sh's init has mounted proc, sysfs, devtmpfs and tmpfs on /tmp;
+# /tmp is tmpfs, whose pages sit on the anon LRU, so the guest's scratch
+# files do not count as the file cache being measured.
 setup_guest() {
-	mountpoint -q /proc || mount -t proc proc /proc
-	mountpoint -q /sys || mount -t sysfs sysfs /sys
-	mkdir -p /sys/fs/cgroup "$MNT" /tmp "$OUT" "$RAW"
-	mountpoint -q /sys/fs/cgroup || mount -t cgroup2 none /sys/fs/cgroup
-	# tmpfs pages sit on the anon LRU: the guest's scratch files do not
-	# count as the file cache being measured.
-	mountpoint -q /tmp || mount -t tmpfs tmpfs /tmp
-	[ -e "$DATADEV" ] || mount -t devtmpfs devtmpfs /dev 2>/dev/null
+	mkdir -p /sys/fs/cgroup "$MNT" "$OUT" "$RAW"
+	grep -q ' /sys/fs/cgroup cgroup2 ' /proc/mounts || mount -t cgroup2 none /sys/fs/cgroup
 	mount -t ext4 -o ro "$DATADEV" "$MNT" || { echo "bench: cannot mount $DATADEV"; exit 1; }
 }
 
@@ -90,7 +90,7 @@ start_control() {
 			--state=/tmp/state.json --metrics=/tmp/metrics.prom > "$RAW/$mode.control" 2>&1 &
 		control_pid=$! ;;
 	dropcache)
-		"$BIN/upcd" --backend=dropcache --allow-dropcache --scope=system $ctl_args \
+		"$BIN/upcd" --backend=dropcache --scope=system $ctl_args \
 			--state=/tmp/state.json --metrics=/tmp/metrics.prom > "$RAW/$mode.control" 2>&1 &
 		control_pid=$! ;;
 	auto)
@@ -122,12 +122,23 @@ run_mode() {
 	sampler_pid=$!
 	start_control "$mode"
 	sleep 1
+	# A backend that cannot keep the rules on this kernel makes upcd exit
+	# at once: the mode is reported as refused, with upcd's reason.
+	if [ -n "$control_pid" ] && ! kill -0 "$control_pid" 2>/dev/null; then
+		wait "$control_pid"
+		echo "refused rc=$?" > "$RAW/$mode.refused"
+		kill -TERM $maphold_pid $sampler_pid
+		wait $maphold_pid $sampler_pid
+		cp "$RAW/$mode".* "$OUT/"
+		return
+	fi
 
 	# The measured window: from the stream's start to its end.
 	echo "start_ms $(uptime_ms)" > "$RAW/$mode.info"
-	"$WL" hotset "$MNT/hot" --passes 1000000 > "$RAW/$mode.hotset" &
+	"$WL" hotset "$MNT/hot" --passes 1000000 --pause-ms "$HOT_PAUSE_MS" \
+		> "$RAW/$mode.hotset" &
 	hotset_pid=$!
-	"$WL" stream "$MNT/stream" > "$RAW/$mode.stream"
+	"$WL" stream "$MNT/stream" --rate "$STREAM_MIBPS" > "$RAW/$mode.stream"
 	end_ms=$(uptime_ms)
 	kill -TERM $hotset_pid
 	wait $hotset_pid
@@ -149,8 +160,10 @@ run_mode() {
 		echo "control_ticks $control_ticks"
 		echo "kdamond_ticks $kdamond_used"
 		echo "kswapd_ticks $kswapd_used"
-		echo "reclaimed_pages $(state_reclaimed_pages /tmp/state.json)"
-		echo "dropped_kb $(awk '$1 == "dropped_kb" { print $2 }' "$RAW/$mode.control")"
+		[ -f /tmp/state.json ] &&
+			echo "reclaimed_pages $(state_reclaimed_pages /tmp/state.json)"
+		[ "$mode" = drop_caches ] &&
+			echo "dropped_kb $(awk '$1 == "dropped_kb" { print $2 }' "$RAW/$mode.control")"
 		echo "page_kb 4"
 		echo "sampler_start_ms $sampler_start_ms"
 		echo "end_ms $end_ms"

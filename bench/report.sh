@@ -89,7 +89,9 @@ echo
 echo "| control | target MiB | peak unmapped MiB | mean unmapped MiB | hot-set hit ratio | mapped pages lost (worst / summed) | reclaimed MiB | CPU s per GiB reclaimed | trigger -> target |"
 echo "|---|---|---|---|---|---|---|---|---|"
 for m in "$@"; do
-	if [ -s "$out/$m.tsv" ] && [ -s "$out/$m.info" ]; then
+	if [ -f "$out/$m.refused" ]; then
+		echo "| $m | refused: $(grep -m1 -o 'unusable: .*' "$out/$m.control" | tr '|' '/' || echo "see $m.control") | | | | | | | |"
+	elif [ -s "$out/$m.tsv" ] && [ -s "$out/$m.info" ]; then
 		row "$m"
 	else
 		echo "| $m | (no data: see $out/$m.control) | | | | | | | |"

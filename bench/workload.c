@@ -5,7 +5,8 @@
  * busybox inside can run every part of them.
  *
  *   workload mkfiles DIR SIZE COUNT      make COUNT files of SIZE, non-zero
- *   workload stream DIR [--loop]         read DIR's files once, sequentially
+ *   workload stream DIR [--loop] [--rate MIB_PER_S]
+ *                                        read DIR's files once, sequentially
  *   workload hotset DIR --passes N       re-read DIR's files, report hit ratio
  *   workload maphold FILE                mmap FILE, keep its pages touched
  *   workload sampler INTERVAL_MS OUT.tsv sample meminfo + vmstat into a TSV
@@ -415,17 +416,60 @@ static int cmd_writedirty(int argc, char **argv)
 
 /* ---- stream ---------------------------------------------------------- */
 
+/* Sleep as long as @bytes read since @start are ahead of @mib_per_s. */
+static void throttle(uint64_t bytes, double start, unsigned long mib_per_s)
+{
+	double due, ahead;
+
+	if (!mib_per_s)
+		return;
+	due = (double)bytes / ((double)mib_per_s * 1048576.0);
+	ahead = due - (now_seconds() - start);
+	if (ahead > 0.001)
+		sleep_msec((unsigned int)(ahead * 1000.0));
+}
+
+/* Read @path to its end, throttled; returns bytes read or -1. */
+static int64_t stream_file(const char *path, char *buffer, uint64_t done, double start,
+			   unsigned long mib_per_s)
+{
+	int64_t total = 0;
+	ssize_t got;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW);
+
+	if (fd < 0) {
+		fprintf(stderr, "workload: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	while (!stop_requested && (got = read(fd, buffer, STREAM_BUFFER_BYTES)) > 0) {
+		total += got;
+		throttle(done + (uint64_t)total, start, mib_per_s);
+	}
+	close(fd);
+	return total;
+}
+
 static int cmd_stream(int argc, char **argv)
 {
+	unsigned long mib_per_s = 0;
 	struct file_list list;
-	bool loop = argc == 3 && strcmp(argv[2], "--loop") == 0;
+	bool loop = false;
 	uint64_t bytes = 0;
 	double start;
 	char *buffer;
 	int rc = 0;
 
-	if (argc != 2 && !loop) {
-		fprintf(stderr, "usage: workload stream DIR [--loop]\n");
+	for (int i = 2; i < argc && rc == 0; i++) {
+		if (strcmp(argv[i], "--loop") == 0)
+			loop = true;
+		else if (strcmp(argv[i], "--rate") == 0 && i + 1 < argc &&
+			 parse_uint(argv[i + 1], &mib_per_s) == 0)
+			i++;
+		else
+			rc = 2;
+	}
+	if (argc < 2 || rc) {
+		fprintf(stderr, "usage: workload stream DIR [--loop] [--rate MIB_PER_S]\n");
 		return 2;
 	}
 	if (file_list_load(argv[1], &list))
@@ -437,8 +481,8 @@ static int cmd_stream(int argc, char **argv)
 	start = now_seconds();
 	do {
 		for (size_t i = 0; i < list.count && !stop_requested; i++) {
-			int64_t got = read_whole_file(list.paths[i], buffer,
-						      STREAM_BUFFER_BYTES);
+			int64_t got = stream_file(list.paths[i], buffer, bytes, start, mib_per_s);
+
 			if (got < 0) {
 				rc = 1;
 				break;
@@ -802,7 +846,9 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: workload COMMAND ARGS\n"
 		"  mkfiles DIR SIZE COUNT       make COUNT files of SIZE (K/M/G), non-zero\n"
-		"  stream DIR [--loop]          read DIR's files sequentially, 4 MiB buffer\n"
+		"  stream DIR [--loop] [--rate MIB_PER_S]\n"
+		"                               read DIR's files sequentially, 4 MiB buffer,\n"
+		"                               at most MIB_PER_S if given\n"
 		"  hotset DIR --passes N [--pause-ms MS]\n"
 		"                               re-read DIR's files; per pass wall time and\n"
 		"                               hit ratio (pages resident before each read)\n"
