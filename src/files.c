@@ -307,7 +307,7 @@ int upcc_files_main(int argc, char **argv)
 	int opt;
 
 	optind = 0;	/* glibc: full re-initialisation, whoever parsed before */
-	while ((opt = getopt_long(argc, argv, "+t:jxh", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "t:jxh", options, NULL)) != -1) {
 		switch (opt) {
 		case 't':
 			if (parse_count(optarg, MAX_TOP, &top)) {
@@ -420,7 +420,7 @@ int upcc_evict_main(int argc, char **argv)
 
 	memset(&run, 0, sizeof(run));
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "+xnqh", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "xnqh", options, NULL)) != -1) {
 		switch (opt) {
 		case 'x':
 			walk_options.cross_mounts = true;

@@ -1,0 +1,15 @@
+# integration: the acting half on the host, against an ext4 image on a loop
+# device that the suite creates, mounts and removes (tests/integration/run.sh).
+# Needs root; touches nothing it did not create.
+
+CHECK_SUITES += integration
+.PHONY: integration
+
+$(BUILD)/integration/probe: tests/integration/probe.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -Wall -Wextra -Werror -O2 -o $@ $<
+
+# Once with the plain programs, once with the ASan/UBSan builds.
+integration: $(BUILD)/upcd $(BUILD)/upcc $(BUILD)/asan/upcd $(BUILD)/asan/upcc \
+		$(BUILD)/integration/probe
+	PROBE=$(BUILD)/integration/probe tests/integration/run.sh $(BUILD) $(BUILD)/asan

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * probe.c - the integration suite's independent instruments: residency by
+ * raw cachestat(2) (own code, not src/residency.c, so upcd is not measured
+ * with its own ruler), a process that keeps a file mapped, and a FIFO
+ * watcher that notices if anyone opens a FIFO for reading.
+ *
+ *   probe stat FILE...        "cached dirty writeback" per file, in pages
+ *   probe sum FILE...         the sums of the same, one line
+ *   probe map FILE            mmap, touch every page, print "ready", wait
+ *   probe fifo-watch FIFO SEC try to open FIFO for writing (non-blocking)
+ *                             every 10 ms for SEC seconds; print how many
+ *                             opens succeeded (each means a reader had it open)
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+struct cs_range {
+	uint64_t off, len;
+};
+
+struct cs {
+	uint64_t nr_cache, nr_dirty, nr_writeback, nr_evicted, nr_recently_evicted;
+};
+
+static int measure(const char *path, struct cs *out)
+{
+	struct cs_range range = { 0, 0 };
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	long rc;
+
+	if (fd < 0) {
+		fprintf(stderr, "probe: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	rc = syscall(451, fd, &range, out, 0);
+	close(fd);
+	if (rc < 0) {
+		fprintf(stderr, "probe: cachestat %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int cmd_stat(int argc, char **argv, int sum)
+{
+	struct cs total = { 0 }, one;
+
+	for (int i = 0; i < argc; i++) {
+		if (measure(argv[i], &one))
+			return 1;
+		if (!sum)
+			printf("%llu %llu %llu\n", (unsigned long long)one.nr_cache,
+			       (unsigned long long)one.nr_dirty,
+			       (unsigned long long)one.nr_writeback);
+		total.nr_cache += one.nr_cache;
+		total.nr_dirty += one.nr_dirty;
+		total.nr_writeback += one.nr_writeback;
+	}
+	if (sum)
+		printf("%llu %llu %llu\n", (unsigned long long)total.nr_cache,
+		       (unsigned long long)total.nr_dirty, (unsigned long long)total.nr_writeback);
+	return 0;
+}
+
+static int cmd_map(const char *path)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	volatile char sink = 0;
+	char *map;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || st.st_size == 0)
+		return 1;
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return 1;
+	for (off_t off = 0; off < st.st_size; off += page)
+		sink += map[off];
+	(void)sink;
+	printf("ready\n");
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
+static int cmd_fifo_watch(const char *path, int seconds)
+{
+	struct timespec tick = { 0, 10 * 1000 * 1000 };
+	long rounds = seconds * 100L, opened = 0;
+
+	for (long i = 0; i < rounds; i++) {
+		/* O_WRONLY|O_NONBLOCK on a FIFO: ENXIO unless a reader has it open. */
+		int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+
+		if (fd >= 0) {
+			opened++;
+			close(fd);
+		}
+		nanosleep(&tick, NULL);
+	}
+	printf("%ld\n", opened);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 3 && strcmp(argv[1], "stat") == 0)
+		return cmd_stat(argc - 2, argv + 2, 0);
+	if (argc >= 3 && strcmp(argv[1], "sum") == 0)
+		return cmd_stat(argc - 2, argv + 2, 1);
+	if (argc == 3 && strcmp(argv[1], "map") == 0)
+		return cmd_map(argv[2]);
+	if (argc == 4 && strcmp(argv[1], "fifo-watch") == 0)
+		return cmd_fifo_watch(argv[2], atoi(argv[3]));
+	fprintf(stderr, "usage: probe stat|sum FILE... | map FILE | fifo-watch FIFO SEC\n");
+	return 2;
+}

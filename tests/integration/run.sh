@@ -1,0 +1,258 @@
+#!/usr/bin/env bash
+# Integration suite for the acting half, on the host, touching only what it
+# creates: an ext4 image on a loop device mounted on a temp dir (always
+# undone by the trap), files read into its cache, and the real build/upcd
+# and build/upcc acting on them.  Outcomes are measured with an independent
+# cachestat probe (tests/integration/probe.c), never taken from upcd's own
+# report.  Needs root and a free loop device: without them every check
+# fails (CI runs as root; a skip would hide a broken setup).
+#
+#   tests/integration/run.sh [BUILD_DIR...]
+# With several build dirs (build, build/asan: upcd/upcc under ASan/UBSan,
+# where any report aborts the program) the suite runs once per dir and
+# ends on the sum.
+set -u
+cd "$(dirname "$0")/../.."
+if [ $# -gt 1 ]; then
+	total_passed=0
+	total_failed=0
+	for dir in "$@"; do
+		echo "=== integration with $dir/upcd, $dir/upcc"
+		out=$("$0" "$dir" 2>&1)
+		rc=$?
+		echo "$out"
+		line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' <<<"$out" | tail -n 1)
+		p=$(sed -nE 's/^([0-9]+) passed.*/\1/p' <<<"$line")
+		f=$(sed -nE 's/.* ([0-9]+) failed$/\1/p' <<<"$line")
+		[ -n "$line" ] || f=1
+		[ "$rc" -ne 0 ] && [ "${f:-0}" -eq 0 ] && f=1
+		total_passed=$((total_passed + ${p:-0}))
+		total_failed=$((total_failed + ${f:-0}))
+	done
+	echo "$total_passed passed, $total_failed failed"
+	[ "$total_failed" -eq 0 ]
+	exit $?
+fi
+BUILD=${1:-build}
+UPCD=$BUILD/upcd
+UPCC=$BUILD/upcc
+PROBE=${PROBE:-build/integration/probe}
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+PAGE=$(getconf PAGESIZE)
+passed=0
+failed=0
+
+pass() { passed=$((passed + 1)); echo "ok   - $*"; }
+fail() { failed=$((failed + 1)); echo "FAIL - $*"; }
+check() {	# check NAME CONDITION-COMMAND...
+	local name=$1
+	shift
+	if "$@"; then pass "$name"; else fail "$name"; fi
+}
+finish() {
+	echo "$passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+	exit $?
+}
+
+mkdir -p build/integration
+work=$(mktemp -d "$PWD/build/integration/run.XXXXXX")
+mnt=$work/mnt
+outside=$work/outside
+loop=
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	if mountpoint -q "$mnt" 2>/dev/null; then umount "$mnt" || umount -l "$mnt"; fi
+	[ -n "$loop" ] && losetup -d "$loop"
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+# ---- setup ------------------------------------------------------------------
+for prog in "$UPCD" "$UPCC" "$PROBE"; do
+	[ -x "$prog" ] || { fail "setup: $prog not built"; finish; }
+done
+if [ "$(id -u)" -ne 0 ]; then
+	fail "setup: needs root (loop device, mount)"
+	finish
+fi
+if ! "$PROBE" sum "$PROBE" >/dev/null 2>&1; then
+	fail "setup: cachestat(2) unavailable: this suite measures with it"
+	finish
+fi
+mkdir -p "$mnt" "$outside"
+truncate -s 384M "$work/disk.img"
+loop=$(losetup -f --show "$work/disk.img") || { loop=; fail "setup: losetup"; finish; }
+mkfs.ext4 -q -F "$loop" || { fail "setup: mkfs.ext4"; finish; }
+# A long journal commit interval: nothing on this fs forces data out early.
+mount -o commit=600 "$loop" "$mnt" || { fail "setup: mount"; finish; }
+pass "setup: ext4 on $loop mounted on $mnt"
+
+mib_pages() { echo $(( $1 * 1024 * 1024 / PAGE )); }
+make_file() {	# make_file PATH MIB: written, synced (clean), read back into cache
+	dd if=/dev/urandom of="$1" bs=1M count="$2" status=none conv=fsync
+	cat "$1" >/dev/null
+}
+cached_of() { "$PROBE" stat "$1" | awk '{print $1}'; }
+
+mkdir -p "$mnt/data/sub"
+for i in 1 2 3 4; do make_file "$mnt/data/f$i" 8; done
+for i in 5 6 7 8; do make_file "$mnt/data/sub/f$i" 8; done
+make_file "$mnt/data/mapped" 8
+make_file "$outside/secret" 8
+ln -s "$outside/secret" "$mnt/data/link-out"
+ln -s "$outside" "$mnt/data/dirlink-out"
+mkfifo "$mnt/data/fifo"
+clean_files=("$mnt"/data/f[1-4] "$mnt"/data/sub/f[5-8])
+
+"$PROBE" map "$mnt/data/mapped" >"$work/map.out" &
+pids+=($!)
+for _ in $(seq 100); do grep -q ready "$work/map.out" 2>/dev/null && break; sleep 0.05; done
+check "setup: helper maps $mnt/data/mapped" grep -q ready "$work/map.out"
+
+read -r clean_before _ <<<"$("$PROBE" sum "${clean_files[@]}")"
+check "setup: 64 MiB of clean files cached ($clean_before pages)" \
+	test "$clean_before" -ge $(( $(mib_pages 64) * 95 / 100 ))
+
+# ---- upcd --once brings the tree down to the target ------------------------
+# The dirty file is written last, just before upcd runs: the flusher only
+# writes back data dirty for dirty_expire_centisecs (30 s by default).  But
+# anyone's sync(1), or background writeback when the host's dirty memory
+# passes its threshold, cleans it too.  So a control file outside upcd's
+# scope is dirtied first: the flusher writes inodes oldest-dirtied first,
+# so if the scoped file lost its dirty pages while the control kept its
+# own, writeback came from upcd; if both lost theirs the round proves
+# nothing and is run again (at most 3 times).
+run_upcd_round() {
+	for f in "${clean_files[@]}"; do cat "$f" >/dev/null; done
+	rm -f "$mnt/data/dirty" "$mnt/control-dirty"
+	dd if=/dev/urandom of="$mnt/control-dirty" bs=1M count=4 status=none
+	dd if=/dev/urandom of="$mnt/data/dirty" bs=1M count=4 status=none
+	read -r _ dirty_before wb_before <<<"$("$PROBE" stat "$mnt/data/dirty")"
+	dirty_written=$(date +%s)
+	"$PROBE" fifo-watch "$mnt/data/fifo" 8 >"$work/fifo.out" &
+	fifo_watcher=$!
+	pids+=($fifo_watcher)
+	start=$(date +%s%N)
+	timeout 60 "$UPCD" --once --backend=fadvise --scope="path:$mnt/data" \
+		--target=${target_mib}M --trigger=32M --state "$work/state.json" \
+		>"$work/upcd.log" 2>&1
+	rc=$?
+	elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+	read -r clean_after _ <<<"$("$PROBE" sum "${clean_files[@]}")"
+	read -r dirty_cached dirty_after wb_after <<<"$("$PROBE" stat "$mnt/data/dirty")"
+	read -r _ control_after control_wb <<<"$("$PROBE" stat "$mnt/control-dirty")"
+	checked_at=$(date +%s)
+}
+target_mib=16
+target_pages=$(mib_pages $target_mib)
+for round in 1 2 3; do
+	run_upcd_round
+	if [ "$dirty_after" -eq "$dirty_before" ] || [ "$control_after" -eq "$dirty_before" ]; then
+		break
+	fi
+	echo "     round $round: something outside upcd wrote back the control file too; again"
+	wait "$fifo_watcher"
+done
+check "setup: dirty file had dirty pages ($dirty_before, round $round)" test "$dirty_before" -gt 0
+check "upcd --once exits 0 (rc=$rc, ${elapsed_ms} ms)" test "$rc" -eq 0
+[ "$rc" -eq 0 ] || sed 's/^/    upcd: /' "$work/upcd.log" | tail -20
+mapped_after=$(cached_of "$mnt/data/mapped")
+unmapped_after=$((clean_after + dirty_cached))
+check "tree's unmapped cache at or below target: $unmapped_after <= $target_pages pages" \
+	test "$unmapped_after" -le "$target_pages"
+check "cold-first, not drop-all: $clean_after clean pages left (> 0)" test "$clean_after" -gt 0
+check "mapped file fully resident ($mapped_after of $(mib_pages 8) pages)" \
+	test "$mapped_after" -eq "$(mib_pages 8)"
+check "dirty file keeps its dirty pages ($dirty_before -> $dirty_after, writeback $wb_after, \
+control $control_after, checked $((checked_at - dirty_written)) s after writing)" \
+	test "$dirty_after" -eq "$dirty_before" -a "$wb_after" -eq 0
+check "symlink target outside the tree untouched ($(cached_of "$outside/secret") pages)" \
+	test "$(cached_of "$outside/secret")" -eq "$(mib_pages 8)"
+wait "$fifo_watcher"
+check "FIFO in the tree never opened (watcher saw $(cat "$work/fifo.out") opens)" \
+	test "$(cat "$work/fifo.out")" = 0
+
+# ---- upcc files -------------------------------------------------------------
+for f in "${clean_files[@]}"; do cat "$f" >/dev/null; done
+read -r clean_now _ <<<"$("$PROBE" sum "${clean_files[@]}")"
+json=$(timeout 30 "$UPCC" files "$mnt/data" --json --top 100)
+rc=$?
+check "upcc files --json exits 0" test "$rc" -eq 0
+files_total=$(sed -nE 's/.*"total":\{"files":[0-9]+,"cached_pages":([0-9]+).*/\1/p' <<<"$json")
+probe_total=$(( clean_now + $(cached_of "$mnt/data/dirty") + $(cached_of "$mnt/data/mapped") ))
+check "upcc files total matches the probe ($files_total = $probe_total pages)" \
+	test "${files_total:-x}" = "$probe_total"
+check "upcc files marks the mapped file mapped" \
+	grep -qE "\"path\":\"[^\"]*/data/mapped\",[^}]*\"mapped\":true" <<<"$json"
+check "upcc files does not list the symlink's target" \
+	bash -c '! grep -q secret <<<"$1"' _ "$json"
+table=$(timeout 30 "$UPCC" files "$mnt/data" --top 3)
+check "upcc files --top 3 lists 3 files" \
+	test "$(grep -c "$mnt/data" <<<"$table")" -eq 3
+
+# ---- upcc evict -------------------------------------------------------------
+out=$(timeout 30 "$UPCC" evict "$mnt/data/f1")
+rc=$?
+check "upcc evict FILE drops it (rc=$rc, $(cached_of "$mnt/data/f1") pages left)" \
+	test "$rc" -eq 0 -a "$(cached_of "$mnt/data/f1")" -eq 0
+check "upcc evict reports what it dropped" grep -q "dropped $(mib_pages 8) of" <<<"$out"
+dd if=/dev/urandom of="$mnt/data/dirty2" bs=1M count=2 status=none
+read -r d2_cached d2_dirty _ <<<"$("$PROBE" stat "$mnt/data/dirty2")"
+out=$(timeout 30 "$UPCC" evict "$mnt/data/dirty2" "$mnt/data/mapped")
+rc=$?
+read -r d2_cached_after d2_dirty_after d2_wb_after <<<"$("$PROBE" stat "$mnt/data/dirty2")"
+check "upcc evict skips a dirty file (dirty $d2_dirty -> $d2_dirty_after, wb $d2_wb_after)" \
+	test "$rc" -eq 0 -a "$d2_dirty_after" -eq "$d2_dirty" -a "$d2_wb_after" -eq 0 \
+	-a "$d2_cached_after" -eq "$d2_cached"
+check "upcc evict says it skipped dirty and mapped" \
+	bash -c 'grep -q "skipped (dirty)" <<<"$1" && grep -q "skipped (mapped)" <<<"$1"' _ "$out"
+check "upcc evict leaves the mapped file resident" \
+	test "$(cached_of "$mnt/data/mapped")" -eq "$(mib_pages 8)"
+err=$(timeout 30 "$UPCC" evict "$mnt/data/link-out" 2>&1 >/dev/null)
+rc=$?
+check "upcc evict SYMLINK: exit 1, not followed ($(cached_of "$outside/secret") pages kept)" \
+	test "$rc" -eq 1 -a "$(cached_of "$outside/secret")" -eq "$(mib_pages 8)"
+check "upcc evict SYMLINK: says why" grep -q "symlink" <<<"$err"
+"$PROBE" fifo-watch "$mnt/data/fifo" 2 >"$work/fifo2.out" &
+watcher=$!
+pids+=($watcher)
+err=$(timeout 10 "$UPCC" evict "$mnt/data/fifo" 2>&1 >/dev/null)
+rc=$?
+wait "$watcher"
+check "upcc evict FIFO: exit 1 promptly, never opened (rc=$rc, opens $(cat "$work/fifo2.out"))" \
+	test "$rc" -eq 1 -a "$(cat "$work/fifo2.out")" = 0
+
+# ---- bad arguments: clear errors, documented exit codes, nothing done -------
+expect_exit() {	# expect_exit CODE PATTERN CMD...
+	local code=$1 pattern=$2 out rc
+	shift 2
+	out=$(timeout 30 "$@" 2>&1)
+	rc=$?
+	if [ "$rc" -eq "$code" ] && grep -qiE -- "$pattern" <<<"$out"; then
+		pass "'${*#"$BUILD"/}' exits $code with a message"
+	else
+		fail "'${*#"$BUILD"/}' exited $rc (want $code): $(head -c 200 <<<"$out")"
+	fi
+}
+cat "$mnt/data/f2" >/dev/null
+before_bad=$(cached_of "$mnt/data/f2")
+expect_exit 2 "no PATH" "$UPCC" evict
+expect_exit 2 "usage" "$UPCC" evict --bogus "$mnt/data/f2"
+expect_exit 2 "--top" "$UPCC" files --top -1 "$mnt/data"
+expect_exit 2 "--top" "$UPCC" files --top lots "$mnt/data"
+expect_exit 2 "one PATH" "$UPCC" files "$mnt/data" "$mnt"
+expect_exit 1 "No such file" "$UPCC" files "$mnt/nonexistent"
+expect_exit 1 "No such file" "$UPCC" evict "$mnt/nonexistent"
+expect_exit 1 "pseudo" "$UPCC" files /proc
+expect_exit 0 "usage: upcc evict" "$UPCC" evict --help
+expect_exit 0 "usage: upcc files" "$UPCC" files --help
+expect_exit 2 "backend" "$UPCD" --once --backend=bogus --scope="path:$mnt/data"
+expect_exit 2 "target" "$UPCD" --once --backend=fadvise --scope="path:$mnt/data" --target=lots
+check "bad arguments changed nothing ($(cached_of "$mnt/data/f2") pages of f2 still cached)" \
+	test "$(cached_of "$mnt/data/f2")" -eq "$before_bad"
+
+finish
