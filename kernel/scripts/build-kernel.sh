@@ -11,6 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 top=$PWD
+. "$top/kernel/scripts/lock.sh"
 . kernel/VERSION
 
 die() { echo "build-kernel: $*" >&2; exit 1; }

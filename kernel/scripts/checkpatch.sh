@@ -8,6 +8,7 @@ set -uo pipefail
 export PATH=/usr/bin:$PATH
 cd "$(dirname "$0")/../.."
 top=$PWD
+. "$top/kernel/scripts/lock.sh"
 . kernel/VERSION
 
 kernel/scripts/prepare-source.sh >/dev/null || { echo "0 passed, 1 failed"; exit 1; }

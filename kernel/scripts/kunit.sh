@@ -7,6 +7,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 top=$PWD
+. "$top/kernel/scripts/lock.sh"
 . kernel/VERSION
 
 kernel/scripts/prepare-source.sh || { echo "0 passed, 1 failed"; exit 1; }

@@ -9,6 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 top=$PWD
+. "$top/kernel/scripts/lock.sh"
 . kernel/VERSION
 
 src_root=$top/build/kernel/src
