@@ -34,16 +34,24 @@ def load_run(path):
             t, ram, qemu, img, avail = (int(x) for x in line.split("\t"))
             host.append({"t": t / 1000.0, "ram": ram / 1024.0, "qemu": qemu / 1024.0,
                          "img": img / 1024.0, "avail": avail / 1024.0})
-    marks, results = {}, {}
+    marks, results, guest, header = {}, {}, [], None
     with open(os.path.join(path, "guest.tsv")) as f:
         for line in f:
             t, _, text = line.rstrip("\n").partition("\t")
-            if text.startswith("M "):
+            if text.startswith("t_ms\t"):
+                header = text.split("\t")
+            elif header and text[:1].isdigit():
+                cols = text.split("\t")
+                if len(cols) == len(header):
+                    row = dict(zip(header, (int(c) for c in cols)))
+                    row["host_t"] = int(t) / 1000.0
+                    guest.append(row)
+            elif text.startswith("M "):
                 marks.setdefault(text[2:].strip(), int(t) / 1000.0)
             elif text.startswith("R "):
                 key, _, value = text[2:].partition(" ")
                 results[key] = value.strip()
-    return host, marks, results
+    return host, marks, results, guest
 
 
 def sample_at(host, t):
@@ -53,7 +61,7 @@ def sample_at(host, t):
 
 
 def figures(path):
-    host, marks, results = load_run(path)
+    host, marks, results, guest = load_run(path)
     io_end = marks.get("scan_end", marks.get("stream_end"))
     io_start = marks.get("scan_start", marks.get("stream_start"))
     end_t = marks.get("idle_end", host[-1]["t"])
@@ -69,7 +77,20 @@ def figures(path):
             if s["t"] >= io_end and s["ram"] <= end["ram"] + 0.1 * fall:
                 back_s = s["t"] - io_end
                 break
+    # Guest memory in use (MemTotal - MemFree) against what the host still
+    # holds for it: the difference is memory the guest has freed but free
+    # page reporting has not (yet) handed back.
+    unreported = None
+    g_end = [g for g in guest if g["host_t"] <= end_t]
+    if g_end:
+        ram_file = os.path.join(path, "ram_mib")
+        ram_mib = int(open(ram_file).read()) if os.path.exists(ram_file) else \
+            g_end[-1]["MemTotal_kb"] / 1024.0
+        used = ram_mib - g_end[-1]["MemFree_kb"] / 1024.0
+        unreported = max(0.0, end["ram"] - used)
     return {
+        "unreported": unreported,
+        "guest_file_end": g_end[-1]["file_lru_kb"] / 1024.0 if g_end else None,
         "end_ram": end["ram"], "peak_ram": peak_ram, "end_qemu": end["qemu"],
         "peak_qemu": max(s["qemu"] for s in host), "end_img": end["img"],
         "ram_at_io_end": at_io_end["ram"], "back_s": back_s,
@@ -97,7 +118,8 @@ def cmd_table(results_dir, workload):
     w2 = workload == "w2"
     head = ["scenario", "guest RAM held, end (MiB)", "peak (MiB)", "saved vs (a)",
             "QEMU VmRSS end (MiB)", "host cache of image, end (MiB)",
-            "memory back after (s)", "I/O phase (s)", "mapped file resident"]
+            "memory back after (s)", "I/O phase (s)", "guest file LRU, end (MiB)",
+            "freed, not reported (MiB)", "mapped file resident"]
     if w2:
         head += ["hot pass (ms)", "hot hit ratio", "hot slowdown vs (a)"]
     print("| " + " | ".join(head) + " |")
@@ -110,7 +132,8 @@ def cmd_table(results_dir, workload):
         mapped = f'{r.get("maphold_resident_pages", "?")}/{r.get("maphold_total_pages", "?")}'
         row = [f"({sc}) {SCENARIOS[sc]}", fmt(fig["end_ram"]), fmt(fig["peak_ram"]),
                fmt(saved, "{:.0f}%"), fmt(fig["end_qemu"]), fmt(fig["end_img"]),
-               fmt(fig["back_s"], "{:.1f}"), fmt(fig["io_s"], "{:.1f}"), mapped]
+               fmt(fig["back_s"], "{:.1f}"), fmt(fig["io_s"], "{:.1f}"),
+               fmt(fig["guest_file_end"]), fmt(fig["unreported"]), mapped]
         if w2:
             hot_ms = float(r["hot_pass_ms"]) if "hot_pass_ms" in r else None
             base_ms = None

@@ -44,7 +44,7 @@ esac
 result kernel "$(uname -r)"
 result cmdline "$(cat /proc/cmdline)"
 result unmapped_page_control "$(cat /proc/sys/vm/unmapped_page_control 2>/dev/null || echo absent)"
-result cgroup_root "$(ls /sys/fs/cgroup | tr '\n' ' ')"
+result cgroup_controllers "$(cat /sys/fs/cgroup/cgroup.controllers)"
 result mem_total_kb "$(awk '/^MemTotal:/{print $2}' /proc/meminfo)"
 
 # The guest's own view, on the same port: meminfo + vmstat every 500 ms.
@@ -64,8 +64,12 @@ b) workload dropper 10000 >/tmp/dropper.out & control=$! ;;
 c) sh /bin/gradual-reclaim.sh & control=$! ;;
 d)
 	[ -x /bin/upcd ] || fail "upcd not in the initramfs"
-	# upcc.upcd_args: extra upcd options, commas for spaces
-	upcd $(param upcd_args | tr , ' ') >/tmp/upcd.out 2>&1 &
+	# upcd's defaults except the scope: the default "system" scope walks
+	# from /, which is the initramfs here, and its fadvise backend refuses a
+	# memory-backed root; a VM with its root on disk would not need this.
+	# upcc.upcd_args (commas for spaces) replaces the options.
+	upcd_args=$(param upcd_args | tr , ' ')
+	upcd ${upcd_args:---scope path:/data} >/tmp/upcd.out 2>&1 &
 	control=$!
 	;;
 *) fail "unknown scenario '$scenario'" ;;

@@ -6,13 +6,13 @@
 #   run-all.sh full    bench-host: every scenario (a)..(f), W1 and W2; then
 #                      docs/host-bench-table.md and docs/host-bench-w{1,2}.png
 #
-# Environment: HOST_KERNEL (bzImage, default build/kernel/x86_64/bzImage),
-# FULL_RAM_MIB (default 256), SCENARIOS, WORKLOADS, IDLE_S (default 30).
+# Environment: HOST_KERNEL (bzImage, default build/bench-host/kernel/arch/x86/boot/bzImage),
+# FULL_RAM_MIB (default 512), SCENARIOS, WORKLOADS, IDLE_S (default 30).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 top=$PWD
 mode=${1:?usage: run-all.sh small|full}
-kernel=${HOST_KERNEL:-$top/build/kernel/x86_64/bzImage}
+kernel=${HOST_KERNEL:-$top/build/bench-host/kernel/arch/x86/boot/bzImage}
 idle=${IDLE_S:-30}
 out=$top/build/bench-host
 initrd=$out/initramfs.cpio.gz
@@ -21,14 +21,14 @@ case $mode in
 small)
 	ram=256 scenarios=${SCENARIOS:-"a d e"} workloads=${WORKLOADS:-w1} ;;
 full)
-	ram=${FULL_RAM_MIB:-256} scenarios=${SCENARIOS:-"a b c d e f"} workloads=${WORKLOADS:-"w1 w2"} ;;
+	ram=${FULL_RAM_MIB:-512} scenarios=${SCENARIOS:-"a b c d e f"} workloads=${WORKLOADS:-"w1 w2"} ;;
 *) echo "run-all: mode must be small or full" >&2; exit 2 ;;
 esac
 scan=$((ram * 2))
 hot=$(( (ram / 10 + 3) / 4 * 4 ))
 image=$out/data-$scan-$hot.img
 results=$out/results-$mode
-[ -f "$kernel" ] || { echo "run-all: $kernel missing (make kernel-x86_64)" >&2; exit 1; }
+[ -f "$kernel" ] || { echo "run-all: $kernel missing (make bench-host-kernel)" >&2; exit 1; }
 
 bench/host/mkinitramfs.sh "$initrd"
 [ -f "$image" ] || bench/host/mkimage.sh "$image" "$scan" "$hot"

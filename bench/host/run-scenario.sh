@@ -24,6 +24,7 @@ case $workload in w1 | w2) ;; *) die "workload must be w1 or w2" ;; esac
 mkdir -p "$outdir"
 rm -f "$outdir"/{host.tsv,guest.tsv,console.log,ttyS1.raw}
 : >"$outdir/ttyS1.raw"
+echo "$ram_mib" >"$outdir/ram_mib"
 dd if="$image" iflag=nocache count=0 status=none
 
 image_mib=$(( $(stat -c %s "$image") / 1048576 ))
