@@ -9,7 +9,12 @@ $(BUILD)/integration/probe: tests/integration/probe.c
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -Wall -Wextra -Werror -O2 -o $@ $<
 
+$(BUILD)/integration/inventory-probe: tests/integration/inventory-probe.c $(BUILD)/libupcc.a
+	@mkdir -p $(@D)
+	$(CC) $(USR_CFLAGS) -Isrc -o $@ $^
+
 # Once with the plain programs, once with the ASan/UBSan builds.
 integration: $(BUILD)/upcd $(BUILD)/upcc $(BUILD)/asan/upcd $(BUILD)/asan/upcc \
-		$(BUILD)/integration/probe
-	PROBE=$(BUILD)/integration/probe tests/integration/run.sh $(BUILD) $(BUILD)/asan
+		$(BUILD)/integration/probe $(BUILD)/integration/inventory-probe
+	PROBE=$(BUILD)/integration/probe INVENTORY_PROBE=$(BUILD)/integration/inventory-probe \
+		tests/integration/run.sh $(BUILD) $(BUILD)/asan

@@ -65,6 +65,21 @@ static int fadvise_probe(const struct upcc_scope *scope, char *why, size_t why_l
 	return 0;
 }
 
+/* Say in `why` how the inventory learns files (upcd logs it after init). */
+static void note_learning(struct upcc_backend *backend, const struct upcc_inventory *inv)
+{
+	size_t used = strlen(backend->why);
+
+	if (used + 8 >= sizeof(backend->why))
+		return;
+	if (inv->fan.fd >= 0)
+		snprintf(backend->why + used, sizeof(backend->why) - used,
+			 "; inventory: fanotify + walk every %u", UPCC_INVENTORY_REWALK_EVERY);
+	else if (snprintf(backend->why + used, sizeof(backend->why) - used,
+			  "; inventory: walks (%s)", inv->fan.why) < 0)
+		backend->why[used] = '\0';
+}
+
 static int fadvise_init(struct upcc_backend *backend, struct upcc_scope *scope)
 {
 	struct upcc_inventory *inv = calloc(1, sizeof(*inv));
@@ -79,6 +94,7 @@ static int fadvise_init(struct upcc_backend *backend, struct upcc_scope *scope)
 		return err;
 	}
 	backend->priv = inv;
+	note_learning(backend, inv);
 	return 0;
 }
 

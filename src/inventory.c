@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fanotify.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
@@ -275,6 +277,208 @@ static void rebuild_index(struct upcc_inventory *inv)
 	}
 }
 
+/* ---- fanotify learning ------------------------------------------------- */
+
+static void fanotify_start(struct upcc_inventory *inv)
+{
+	struct upcc_inventory_fanotify *fan = &inv->fan;
+	struct stat st, parent;
+	struct statfs sfs;
+
+	fan->need_walk = true;
+	if (getenv("UPCC_NO_FANOTIFY")) {
+		snprintf(fan->why, sizeof(fan->why), "disabled by UPCC_NO_FANOTIFY");
+		return;
+	}
+	fan->mount_fd = open(inv->root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fan->mount_fd < 0 || fstat(fan->mount_fd, &st) < 0 || fstatfs(fan->mount_fd, &sfs) < 0 ||
+	    upcc_fs_is_pseudo((int64_t)sfs.f_type)) {
+		snprintf(fan->why, sizeof(fan->why), "root not a directory on a real filesystem");
+		goto fail;
+	}
+	fan->dev = st.st_dev;
+	/*
+	 * A filesystem-wide mark reports every close on the filesystem; for a
+	 * tree that is only part of it, opening each reported file just to
+	 * learn it is elsewhere costs more than the walk saves (measured: 10 s
+	 * per refresh on this busy host).  So only a tree that is a whole
+	 * filesystem (its root a mount point, or /) is learnt by fanotify.
+	 */
+	if (fstatat(fan->mount_fd, "..", &parent, 0) < 0 ||
+	    (parent.st_dev == st.st_dev && parent.st_ino != st.st_ino)) {
+		snprintf(fan->why, sizeof(fan->why), "root is not a mount point");
+		goto fail;
+	}
+	if (!realpath(inv->root, fan->root)) {
+		snprintf(fan->why, sizeof(fan->why), "realpath: %s", strerror(errno));
+		goto fail;
+	}
+	/* FID reports (5.1+) carry a handle, not an fd: no open of the file
+	 * is made by the kernel on our behalf; the filesystem-wide mark (4.20+,
+	 * CAP_SYS_ADMIN) covers files opened anywhere on it.
+	 */
+	fan->fd = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_FID | FAN_NONBLOCK | FAN_CLOEXEC,
+				O_RDONLY | O_LARGEFILE);
+	if (fan->fd < 0) {
+		snprintf(fan->why, sizeof(fan->why), "fanotify_init: %s", strerror(errno));
+		goto fail;
+	}
+	if (fanotify_mark(fan->fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_CLOSE, AT_FDCWD,
+			  inv->root) < 0) {
+		snprintf(fan->why, sizeof(fan->why), "fanotify_mark: %s", strerror(errno));
+		goto fail;
+	}
+	return;
+fail:
+	if (fan->fd >= 0)
+		close(fan->fd);
+	if (fan->mount_fd >= 0)
+		close(fan->mount_fd);
+	fan->fd = fan->mount_fd = -1;
+}
+
+/* Is @path inside the inventory's root? */
+static bool in_tree(const struct upcc_inventory *inv, const char *path)
+{
+	const char *root = inv->fan.root;
+	size_t len = strlen(root);
+
+	if (len == 1 && root[0] == '/')
+		return path[0] == '/';
+	return strncmp(path, root, len) == 0 && (path[len] == '/' || path[len] == '\0');
+}
+
+static int measure_and_note(struct upcc_inventory *inv, int fd, const struct stat *st,
+			    const char *path, bool touched);
+
+/* One FID record: open the inode O_PATH by handle, prove it is a regular
+ * file in our tree, then measure it.
+ */
+static void learn_handle(struct upcc_inventory *inv, const char *raw, size_t raw_len)
+{
+	union {
+		struct file_handle fh;
+		char bytes[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+	} handle;
+	char proc_path[64], path[PATH_MAX];
+	struct stat st;
+	ssize_t len;
+	int path_fd, fd;
+
+	if (raw_len > sizeof(handle))
+		return;
+	memcpy(handle.bytes, raw, raw_len);
+	path_fd = open_by_handle_at(inv->fan.mount_fd, &handle.fh, O_PATH | O_CLOEXEC);
+	if (path_fd < 0)
+		return;		/* deleted since, or not ours to open */
+	fd = upcc_open_regular_path_fd(path_fd, &st);
+	close(path_fd);
+	if (fd < 0)
+		return;		/* a directory, FIFO, device...: never opened */
+	snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", fd);
+	len = readlink(proc_path, path, sizeof(path) - 1);
+	if (len > 0) {
+		path[len] = '\0';
+		if (st.st_dev == inv->fan.dev && in_tree(inv, path) &&
+		    measure_and_note(inv, fd, &st, path, true) == 0)
+			inv->fan.learned++;
+	}
+	close(fd);
+}
+
+/* A file read by many opens sends many events: one lookup per file and
+ * drain is enough.  A small direct-mapped cache of handle hashes, cleared
+ * per drain; a collision only costs a missed duplicate or one skipped
+ * event (the rewalk catches it).
+ */
+#define SEEN_SLOTS	1024u
+static uint64_t seen_hashes[SEEN_SLOTS];
+
+static bool seen_recently(const char *handle, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)handle[i]) * 0x100000001b3ull;
+	h |= 1;		/* 0 marks an empty slot */
+	if (seen_hashes[h % SEEN_SLOTS] == h)
+		return true;
+	seen_hashes[h % SEEN_SLOTS] = h;
+	return false;
+}
+
+/*
+ * Records with a file handle are not 8-byte multiples, so events after the
+ * first are misaligned for struct fanotify_event_metadata (its mask is an
+ * aligned u64): copy headers out with memcpy instead of casting.
+ */
+static void read_event(struct upcc_inventory *inv, const char *event, size_t event_len,
+		       size_t metadata_len, uint64_t mask)
+{
+	const char *info = event + metadata_len;
+	const char *end = event + event_len;
+
+	inv->fan.events++;
+	if (mask & FAN_Q_OVERFLOW) {
+		inv->fan.overflows++;
+		inv->fan.need_walk = true;
+		return;
+	}
+	while (info + sizeof(struct fanotify_event_info_header) <= end) {
+		struct fanotify_event_info_header hdr;
+		size_t handle_off = offsetof(struct fanotify_event_info_fid, handle);
+		struct file_handle fh;
+
+		memcpy(&hdr, info, sizeof(hdr));
+		if (hdr.len == 0 || info + hdr.len > end)
+			return;
+		if (hdr.info_type == FAN_EVENT_INFO_TYPE_FID &&
+		    hdr.len >= handle_off + sizeof(fh)) {
+			memcpy(&fh, info + handle_off, sizeof(fh));
+			if (fh.handle_bytes <= MAX_HANDLE_SZ &&
+			    handle_off + sizeof(fh) + fh.handle_bytes <= hdr.len &&
+			    !seen_recently(info + handle_off, sizeof(fh) + fh.handle_bytes))
+				learn_handle(inv, info + handle_off, sizeof(fh) + fh.handle_bytes);
+		}
+		info += hdr.len;
+	}
+}
+
+/*
+ * Read the queued events (the fd is non-blocking).  Our own opens and
+ * closes are events too: they are ignored, or measuring a file would queue
+ * another event for it forever.  A busy filesystem can outpace us: at most
+ * a table's worth of events per refresh; the rest wait for the next one.
+ */
+static void drain_events(struct upcc_inventory *inv)
+{
+	static char buf[65536];
+	uint64_t budget = 2 * (uint64_t)inv->capacity;
+	pid_t self = getpid();
+	ssize_t len;
+
+	memset(seen_hashes, 0, sizeof(seen_hashes));
+	while (budget > 0 && (len = read(inv->fan.fd, buf, sizeof(buf))) > 0) {
+		size_t off = 0;
+
+		while (off + sizeof(struct fanotify_event_metadata) <= (size_t)len) {
+			struct fanotify_event_metadata meta;
+
+			memcpy(&meta, buf + off, sizeof(meta));
+			if (meta.event_len < sizeof(meta) || off + meta.event_len > (size_t)len ||
+			    meta.vers != FANOTIFY_METADATA_VERSION)
+				break;
+			if (meta.pid != self) {
+				read_event(inv, buf + off, meta.event_len, meta.metadata_len,
+					   meta.mask);
+				if (budget)
+					budget--;
+			}
+			off += meta.event_len;
+		}
+	}
+}
+
 int upcc_inventory_init(struct upcc_inventory *inv, const char *root, bool cross_mounts,
 			size_t capacity)
 {
@@ -291,17 +495,23 @@ int upcc_inventory_init(struct upcc_inventory *inv, const char *root, bool cross
 	inv->nr_slots = 1;
 	while (inv->nr_slots < 2 * capacity)
 		inv->nr_slots <<= 1;
+	inv->fan.fd = inv->fan.mount_fd = -1;
 	inv->entries = calloc(capacity, sizeof(*inv->entries));
 	inv->slots = calloc(inv->nr_slots, sizeof(*inv->slots));
 	if (!inv->entries || !inv->slots) {
 		upcc_inventory_fini(inv);
 		return -ENOMEM;
 	}
+	fanotify_start(inv);
 	return 0;
 }
 
 void upcc_inventory_fini(struct upcc_inventory *inv)
 {
+	if (inv->fan.fd >= 0)
+		close(inv->fan.fd);
+	if (inv->fan.mount_fd >= 0)
+		close(inv->fan.mount_fd);
 	for (size_t i = 0; i < inv->count; i++)
 		free(inv->entries[i].path);
 	free(inv->entries);
@@ -438,22 +648,72 @@ static void add_totals(struct upcc_inventory_totals *totals, const struct upcc_r
 		totals->mapped_pages += res->cached_pages;
 }
 
-static int refresh_one(void *ctx, int fd, const struct stat *st, const char *path)
+static int measure_and_note(struct upcc_inventory *inv, int fd, const struct stat *st,
+			    const char *path, bool touched)
 {
-	struct upcc_inventory *inv = ctx;
+	uint32_t index;
 	struct upcc_residency res;
 	bool mapped;
+	int err;
 
 	if (upcc_residency_fd(fd, st, &res))
-		return 0;	/* unreadable: leave it out, keep walking */
+		return -EIO;	/* unreadable: leave it out */
+	index = inv->slots[slot_of(inv, st->st_dev, st->st_ino)];
+	if (index && inv->entries[index - 1].seen_scan == inv->scan)
+		return 0;	/* counted already this refresh (a second link, an event) */
 	mapped = upcc_mapped_set_has(&inv->mapped, st->st_dev, st->st_ino);
 	add_totals(&inv->last, &res, mapped);
-	return upcc_inventory_note(inv, st->st_dev, st->st_ino, path, &res, st->st_atim.tv_sec,
-				   mapped);
+	err = upcc_inventory_note(inv, st->st_dev, st->st_ino, path, &res, st->st_atim.tv_sec,
+				  mapped);
+	if (!err && touched) {
+		/* A close event is a use: the file is hot now. */
+		index = inv->slots[slot_of(inv, st->st_dev, st->st_ino)];
+		if (index)
+			inv->entries[index - 1].idle_scans = 0;
+	}
+	return err;
+}
+
+static int refresh_one(void *ctx, int fd, const struct stat *st, const char *path)
+{
+	int err = measure_and_note(ctx, fd, st, path, false);
+
+	return err == -ENOMEM ? 1 : 0;
+}
+
+/* Re-measure the files the table knows that this refresh has not seen. */
+static void remeasure_known(struct upcc_inventory *inv)
+{
+	for (size_t i = 0; i < inv->count; i++) {
+		struct upcc_inventory_entry *e = &inv->entries[i];
+		struct stat expect = { 0 }, st;
+		int fd;
+
+		if (e->seen_scan == inv->scan)
+			continue;
+		expect.st_dev = e->dev;
+		expect.st_ino = e->ino;
+		fd = upcc_open_regular(AT_FDCWD, e->path, &expect, &st);
+		if (fd < 0)
+			continue;	/* gone or replaced: drop_stale forgets it */
+		measure_and_note(inv, fd, &st, e->path, false);
+		close(fd);
+	}
+}
+
+static int walk_refresh(struct upcc_inventory *inv)
+{
+	int err = upcc_walk(inv->root, &inv->walk_options, refresh_one, inv, &inv->last.walk);
+
+	if (err)
+		return err < 0 ? err : -ENOMEM;
+	inv->walks++;
+	return 0;
 }
 
 int upcc_inventory_refresh(struct upcc_inventory *inv)
 {
+	struct upcc_inventory_fanotify *fan = &inv->fan;
 	struct timespec start;
 	int err;
 
@@ -463,9 +723,16 @@ int upcc_inventory_refresh(struct upcc_inventory *inv)
 	if (err)
 		return err;
 	inv->scan++;
-	err = upcc_walk(inv->root, &inv->walk_options, refresh_one, inv, &inv->last.walk);
-	if (err)
-		return err < 0 ? err : -EIO;
+	if (fan->fd >= 0)
+		drain_events(inv);	/* may set need_walk on overflow */
+	if (fan->fd < 0 || fan->need_walk || inv->scan % UPCC_INVENTORY_REWALK_EVERY == 0) {
+		err = walk_refresh(inv);
+		if (err)
+			return err;
+		fan->need_walk = false;
+	} else {
+		remeasure_known(inv);
+	}
 	drop_stale(inv);
 	inv->last.elapsed_usec = elapsed_usec(&start);
 	return 0;

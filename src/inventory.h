@@ -70,6 +70,27 @@ struct upcc_inventory_totals {
 	struct upcc_walk_stats walk;
 };
 
+/* fanotify learning: a file-system-wide mark on the root's filesystem
+ * reports every close with a file handle, so files opened after the first
+ * walk are learned without walking again.  -1 fds when unavailable.
+ */
+struct upcc_inventory_fanotify {
+	int fd;				/* fanotify group, FAN_REPORT_FID */
+	int mount_fd;			/* the root, for open_by_handle_at */
+	dev_t dev;			/* the marked filesystem */
+	uint64_t events;		/* close events read */
+	uint64_t learned;		/* of those, files in the tree noted */
+	uint64_t overflows;		/* queue overflows: the next refresh walks */
+	bool need_walk;
+	char root[PATH_MAX];		/* realpath of the root: events give absolute paths */
+	char why[96];			/* why not, when fd < 0 */
+};
+
+/* Walk anyway every this many refreshes: a file kept open and read for
+ * long sends no close event, and other filesystems are not marked.
+ */
+#define UPCC_INVENTORY_REWALK_EVERY	64u
+
 struct upcc_inventory {
 	char root[PATH_MAX];
 	struct upcc_walk_options walk_options;
@@ -82,14 +103,23 @@ struct upcc_inventory {
 	uint64_t dropped_full;		/* entries given up because the table was full */
 	struct upcc_mapped_set mapped;
 	struct upcc_inventory_totals last;
+	struct upcc_inventory_fanotify fan;
+	uint64_t walks;			/* refreshes that walked the tree */
 };
 
-/* 0 or -errno.  @capacity 0 = default. */
+/* 0 or -errno.  @capacity 0 = default.  Tries fanotify learning unless
+ * $UPCC_NO_FANOTIFY is set (then, or if the kernel or privileges do not
+ * allow it, every refresh walks).
+ */
 int upcc_inventory_init(struct upcc_inventory *inv, const char *root, bool cross_mounts,
 			size_t capacity);
 void upcc_inventory_fini(struct upcc_inventory *inv);
 
-/* Walk the tree once and update the table and inv->last.  0 or -errno. */
+/* Update the table and inv->last: the first refresh (and every
+ * UPCC_INVENTORY_REWALK_EVERY-th, and any after a fanotify overflow) walks
+ * the tree; the others re-measure the known files and add those fanotify
+ * reported.  inv->last then covers the files the table knows.  0 or -errno.
+ */
 int upcc_inventory_refresh(struct upcc_inventory *inv);
 
 /* Record one file's measurement (the refresh's per-file step; exposed for tests). */

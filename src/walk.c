@@ -85,41 +85,51 @@ static int reopen_readable(int path_fd, int dirfd, const char *name)
 	return fd;
 }
 
-int upcc_open_regular(int dirfd, const char *name, const struct stat *expect, struct stat *st)
+/* Check an O_PATH fd names a regular file (and @expect's inode), then
+ * reopen it readable.  @dirfd/@name are only the no-/proc fallback.
+ */
+static int open_checked(int path_fd, int dirfd, const char *name, const struct stat *expect,
+			struct stat *st)
 {
 	struct stat path_st;
+	int fd;
+
+	if (fstat(path_fd, &path_st) < 0)
+		return -errno;
+	if (S_ISLNK(path_st.st_mode))
+		return -ELOOP;
+	if (!S_ISREG(path_st.st_mode))
+		return -EINVAL;
+	if (expect && !same_inode(expect, &path_st))
+		return -ESTALE;
+	fd = reopen_readable(path_fd, dirfd, name);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode) || !same_inode(&path_st, st)) {
+		close(fd);
+		return -ESTALE;
+	}
+	return fd;
+}
+
+int upcc_open_regular(int dirfd, const char *name, const struct stat *expect, struct stat *st)
+{
 	int path_fd, fd;
 
 	/* O_PATH never runs a device's or FIFO's open: it only names the inode. */
 	path_fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (path_fd < 0)
 		return -errno;
-	if (fstat(path_fd, &path_st) < 0) {
-		int err = -errno;
-
-		close(path_fd);
-		return err;
-	}
-	if (S_ISLNK(path_st.st_mode) || !S_ISREG(path_st.st_mode)) {
-		close(path_fd);
-		return S_ISLNK(path_st.st_mode) ? -ELOOP : -EINVAL;
-	}
-	if (expect && !same_inode(expect, &path_st)) {
-		close(path_fd);
-		return -ESTALE;
-	}
-	fd = reopen_readable(path_fd, dirfd, name);
-	if (fd < 0) {
-		int err = -errno;
-
-		close(path_fd);
-		return err;
-	}
+	fd = open_checked(path_fd, dirfd, name, expect, st);
 	close(path_fd);
-	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode) || !same_inode(&path_st, st)) {
-		close(fd);
-		return -ESTALE;
-	}
+	return fd;
+}
+
+int upcc_open_regular_path_fd(int path_fd, struct stat *st)
+{
+	/* No name to fall back on: without /proc this fails, never guesses. */
+	int fd = open_checked(path_fd, -1, "", NULL, st);
+
 	return fd;
 }
 

@@ -60,6 +60,12 @@ int upcc_walk(const char *root, const struct upcc_walk_options *options, upcc_wa
  */
 int upcc_open_regular(int dirfd, const char *name, const struct stat *expect, struct stat *st);
 
+/* The same for an O_PATH fd someone else obtained (e.g. open_by_handle_at
+ * with O_PATH): a readable fd of the same inode if it is a regular file.
+ * The caller keeps and closes @path_fd.
+ */
+int upcc_open_regular_path_fd(int path_fd, struct stat *st);
+
 /* Is @f_type (statfs) a pseudo or memory-backed filesystem we never walk? */
 bool upcc_fs_is_pseudo(int64_t f_type);
 

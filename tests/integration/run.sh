@@ -37,6 +37,7 @@ BUILD=${1:-build}
 UPCD=$BUILD/upcd
 UPCC=$BUILD/upcc
 PROBE=${PROBE:-build/integration/probe}
+INVENTORY_PROBE=${INVENTORY_PROBE:-build/integration/inventory-probe}
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 PAGE=$(getconf PAGESIZE)
@@ -72,7 +73,7 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM
 
 # ---- setup ------------------------------------------------------------------
-for prog in "$UPCD" "$UPCC" "$PROBE"; do
+for prog in "$UPCD" "$UPCC" "$PROBE" "$INVENTORY_PROBE"; do
 	[ -x "$prog" ] || { fail "setup: $prog not built"; finish; }
 done
 if [ "$(id -u)" -ne 0 ]; then
@@ -175,6 +176,36 @@ check "symlink target outside the tree untouched ($(cached_of "$outside/secret")
 wait "$fifo_watcher"
 check "FIFO in the tree never opened (watcher saw $(cat "$work/fifo.out") opens)" \
 	test "$(cat "$work/fifo.out")" = 0
+
+# ---- fanotify learning on a whole filesystem --------------------------------
+# The mount point is a whole filesystem, so the inventory learns files from
+# fanotify close events after its first walk, instead of walking again.
+coproc INV { "$INVENTORY_PROBE" "$mnt" "$mnt/learned"; }
+read -r -t 30 ready <&"${INV[0]}"
+check "inventory probe walked once and is ready" test "${ready:-}" = ready
+dd if=/dev/urandom of="$mnt/learned" bs=1M count=1 status=none conv=fsync
+cat "$mnt/learned" >/dev/null
+echo go >&"${INV[1]}"
+read -r -t 30 result <&"${INV[0]}"
+wait "$INV_PID" 2>/dev/null
+echo "     inventory probe: ${result:-none}"
+check "file opened after the walk learnt by fanotify, not by a walk" \
+	grep -qE "fanotify=1 walks=1 learned=[1-9][0-9]* has_file=1 file_cached=$(mib_pages 1) " \
+	<<<"${result:-}"
+rm -f "$mnt/learned"
+for f in "${clean_files[@]}"; do cat "$f" >/dev/null; done
+timeout 60 "$UPCD" --once --backend=fadvise --scope="path:$mnt" --target=${target_mib}M \
+	--trigger=32M --state "$work/state2.json" >"$work/upcd2.log" 2>&1
+rc=$?
+read -r clean_after _ <<<"$("$PROBE" sum "${clean_files[@]}")"
+read -r dirty_cached _ <<<"$("$PROBE" stat "$mnt/data/dirty")"
+read -r control_cached _ <<<"$("$PROBE" stat "$mnt/control-dirty")"
+check "upcd on the mount point uses fanotify learning (rc=$rc)" \
+	grep -q "inventory: fanotify" "$work/upcd2.log"
+check "... and reaches the target ($((clean_after + dirty_cached + control_cached)) <= $target_pages)" \
+	test "$rc" -eq 0 -a $((clean_after + dirty_cached + control_cached)) -le "$target_pages"
+check "... mapped file still fully resident" \
+	test "$(cached_of "$mnt/data/mapped")" -eq "$(mib_pages 8)"
 
 # ---- upcc files -------------------------------------------------------------
 for f in "${clean_files[@]}"; do cat "$f" >/dev/null; done
