@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "inventory.h"
@@ -346,19 +347,40 @@ struct evict_run {
 	uint64_t files, dropped_pages, skipped_dirty, skipped_mapped, errors;
 };
 
+/* What evict would do, by the same rules, without doing it. */
+static int dry_run_visit(struct evict_run *run, int fd, const struct stat *st, const char *path)
+{
+	struct upcc_residency res;
+	const char *verdict;
+
+	if (upcc_residency_fd(fd, st, &res)) {
+		run->errors++;
+		return 0;
+	}
+	if (upcc_mapped_set_has(&run->mapped, st->st_dev, st->st_ino)) {
+		run->skipped_mapped++;
+		verdict = "would skip (mapped)";
+	} else if (!upcc_residency_may_evict(&res, st, (int64_t)time(NULL))) {
+		run->skipped_dirty++;
+		verdict = "would skip (dirty)";
+	} else {
+		run->dropped_pages += res.cached_pages;
+		verdict = "would drop";
+	}
+	if (!run->quiet && res.cached_pages)
+		printf("%-20s %" PRIu64 " pages  %s\n", verdict, res.cached_pages, path);
+	return 0;
+}
+
 static int evict_visit(void *ctx, int fd, const struct stat *st, const char *path)
 {
 	struct evict_run *run = ctx;
 	struct upcc_evict_result result;
-	struct upcc_residency res;
 	int err;
 
 	run->files++;
-	if (run->dry_run) {
-		if (!upcc_residency_fd(fd, st, &res) && !run->quiet)
-			printf("would drop up to %" PRIu64 " pages  %s\n", res.cached_pages, path);
-		return 0;
-	}
+	if (run->dry_run)
+		return dry_run_visit(run, fd, st, path);
 	err = upcc_evict_fd(fd, st, &run->mapped, &result);
 	if (err) {
 		run->errors++;
@@ -461,9 +483,10 @@ int upcc_evict_main(int argc, char **argv)
 	upcc_mapped_set_free(&run.mapped);
 	if (run.errors)
 		status = UPCC_EXIT_FAILURE;
-	printf("evict: %" PRIu64 " files, %" PRIu64 " kB dropped%s; skipped %" PRIu64
+	printf("evict: %" PRIu64 " files, %" PRIu64 " kB %s; skipped %" PRIu64
 	       " dirty, %" PRIu64 " mapped; %" PRIu64 " errors\n", run.files,
-	       run.dropped_pages * page_kb, run.dry_run ? " (dry run)" : "", run.skipped_dirty,
+	       run.dropped_pages * page_kb, run.dry_run ? "would be dropped (dry run)" : "dropped",
+	       run.skipped_dirty,
 	       run.skipped_mapped, run.errors);
 	return status;
 }

@@ -231,6 +231,12 @@ rc=$?
 check "upcc evict FILE drops it (rc=$rc, $(cached_of "$mnt/data/f1") pages left)" \
 	test "$rc" -eq 0 -a "$(cached_of "$mnt/data/f1")" -eq 0
 check "upcc evict reports what it dropped" grep -q "dropped $(mib_pages 8) of" <<<"$out"
+cat "$mnt/data/f3" >/dev/null
+out=$(timeout 30 "$UPCC" evict --dry-run "$mnt/data/f3")
+rc=$?
+check "upcc evict --dry-run drops nothing (rc=$rc, $(cached_of "$mnt/data/f3") pages kept)" \
+	test "$rc" -eq 0 -a "$(cached_of "$mnt/data/f3")" -eq "$(mib_pages 8)"
+check "upcc evict --dry-run says what it would drop" grep -q "would drop" <<<"$out"
 dd if=/dev/urandom of="$mnt/data/dirty2" bs=1M count=2 status=none
 read -r d2_cached d2_dirty _ <<<"$("$PROBE" stat "$mnt/data/dirty2")"
 out=$(timeout 30 "$UPCC" evict "$mnt/data/dirty2" "$mnt/data/mapped")
