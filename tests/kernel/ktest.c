@@ -41,13 +41,13 @@
 #endif
 #define CONTROL_SYSCTL		SYSCTL_DIR "unmapped_page_control"
 #define RATIO_SYSCTL		SYSCTL_DIR "min_unmapped_ratio"
-#define SAMPLE_INTERVAL_MS	100
+#define SAMPLE_INTERVAL_MS	100	/* the cadence; --interval-ms to measure finer */
 #define READ_CHUNK		(1u << 20)
 #define PAGE_BYTES		4096u
 /* A toggle takes effect within this long, or the check fails. */
 #define TOGGLE_DEADLINE_MS	1000
 #define TOGGLE_PHASE_MS		3000
-#define MAX_SAMPLES		100000
+#define MAX_SAMPLES		20000	/* 200 s at 10 ms */
 
 #ifndef __NR_cachestat
 #define __NR_cachestat 451	/* x86_64 and UML on x86_64 */
@@ -123,6 +123,7 @@ struct stream_opts {
 	const char *dirty_path;
 	uint64_t dirty_mib;
 	bool toggle;
+	unsigned int interval_ms;
 	int above_ratio;		/* peak must exceed the bound at this ratio, -1 = no check */
 	const char *trace_path;
 	char **files;
@@ -642,10 +643,11 @@ static int sample_stream(struct stream_run *run, pid_t reader, int report_fd)
 			reader_done_ms = s->t_ms;
 			if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 				return -1;
-		} else if (reader_done_ms >= 0 && s->t_ms - reader_done_ms >= SAMPLE_INTERVAL_MS) {
+		} else if (reader_done_ms >= 0 &&
+			   s->t_ms - reader_done_ms >= SAMPLE_INTERVAL_MS) {
 			break;
 		}
-		next += SAMPLE_INTERVAL_MS;
+		next += run->opts->interval_ms;
 		sleep_until_ms(next);
 	}
 	run->stream_ms = reader_done_ms;
@@ -1012,7 +1014,7 @@ static void usage(FILE *out)
 		"       ktest stream --name NAME [--expect bounded|unbounded] [--slack PAGES]\n"
 		"                    [--far-factor N] [--counters rise|flat] [--mmap PATH:MIB]\n"
 		"                    [--dirty PATH:MIB] [--toggle] [--peak-above-ratio R]\n"
-		"                    [--trace CSV] FILE...\n");
+		"                    [--interval-ms MS] [--trace CSV] FILE...\n");
 }
 
 static int parse_stream_opt(int c, char *arg, struct stream_opts *o)
@@ -1046,6 +1048,11 @@ static int parse_stream_opt(int c, char *arg, struct stream_opts *o)
 	case 'm': return parse_path_mib(arg, &o->mmap_path, &o->mmap_mib);
 	case 'd': return parse_path_mib(arg, &o->dirty_path, &o->dirty_mib);
 	case 't': o->toggle = true; return 0;
+	case 'i':
+		if (parse_u64(arg, &v) < 0 || v == 0 || v > 1000)
+			return -1;
+		o->interval_ms = (unsigned int)v;
+		return 0;
 	case 'a':
 		if (parse_u64(arg, &v) < 0 || v > 100)
 			return -1;
@@ -1067,11 +1074,14 @@ static int cmd_stream(int argc, char **argv)
 		{ "mmap", required_argument, NULL, 'm' },
 		{ "dirty", required_argument, NULL, 'd' },
 		{ "toggle", no_argument, NULL, 't' },
+		{ "interval-ms", required_argument, NULL, 'i' },
 		{ "peak-above-ratio", required_argument, NULL, 'a' },
 		{ "trace", required_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct stream_opts o = { .far_factor = 3, .above_ratio = -1 };
+	struct stream_opts o = {
+		.far_factor = 3, .above_ratio = -1, .interval_ms = SAMPLE_INTERVAL_MS,
+	};
 	int c;
 
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
