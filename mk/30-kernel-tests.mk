@@ -22,3 +22,8 @@ kernel-functional: kernel $(KTEST)
 
 kernel-functional-debug: kernel-debug $(KTEST)
 	tests/kernel/run-functional.sh --debug
+
+# `make kernel-check` (README) also takes mk/20-kernel.mk's KUnit suite;
+# a rule without a recipe merges with any other fragment's prerequisites.
+.PHONY: kernel-check
+kernel-check: kernel-functional kernel-functional-debug
