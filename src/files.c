@@ -84,6 +84,8 @@ static int top_offer(struct top_files *top, const struct file_row *row, const ch
 {
 	char *copy;
 
+	if (top->max == 0)
+		return 0;	/* --top 0: totals only */
 	if (top->count == top->max && top->rows[0].cached_pages >= row->cached_pages)
 		return 0;
 	copy = strdup(path);

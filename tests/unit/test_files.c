@@ -111,6 +111,21 @@ static void test_json_escapes_names(void **state)
 	unlink(path);
 }
 
+/* --top 0: totals only, and nothing kept (ASan/valgrind see any leak). */
+static void test_top_zero(void **state)
+{
+	char path[PATH_MAX * 2];
+	char *argv[] = { "files", "--top", "0", tree, NULL };
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/top0", tree);
+	assert_int_equal(ua_cached_file(path, 4, 1), 0);
+	assert_int_equal(run(upcc_files_main, argv), UPCC_EXIT_OK);
+	assert_null(strstr(output(), "/top0"));
+	assert_non_null(strstr(output(), "total:"));
+	unlink(path);
+}
+
 static void test_evict_real(void **state)
 {
 	char path[PATH_MAX * 2];
@@ -142,6 +157,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_usage_errors),
 		cmocka_unit_test(test_json_escapes_names),
+		cmocka_unit_test(test_top_zero),
 		cmocka_unit_test(test_evict_real),
 	};
 
