@@ -13,6 +13,8 @@
 #   CPU s/GiB            control's utime+stime (upcd, or the drop_caches
 #                        writer; plus kdamond threads for damon) per GiB it
 #                        reports reclaiming
+#   kswapd CPU s         the kernel's own reclaim in the window: what the
+#                        control did not spare it (context, not the control's)
 #   trigger->target      per episode: first sample above the trigger to the
 #                        first sample at or below target + 10%; mean over the
 #                        episodes that got there, and how many never did
@@ -50,7 +52,7 @@ mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 
 row() {
 	local mode=$1 peak mean episodes reached mean_ms hit pages min_res lost
-	local ticks reclaimed_kb cpu_per_gib ttt
+	local ticks reclaimed_kb cpu_per_gib ttt kswapd_s
 	read -r peak mean episodes reached mean_ms < <(trace_figures "$mode")
 	hit=$(kv "$out/$mode.hotset" hit_ratio)
 	pages=$(kv "$out/$mode.maphold" pages)
@@ -78,22 +80,24 @@ row() {
 	else
 		ttt="$mean_ms ms ($reached/$episodes)"
 	fi
-	printf '| %s | %s | %s | %s | %s | %s / %s | %s | %s | %s |\n' \
+	kswapd_s=$(awk -v t="$(info "$mode" kswapd_ticks)" -v hz="$(info "$mode" clk_tck)" \
+		'BEGIN { printf "%.2f", t / hz }')
+	printf '| %s | %s | %s | %s | %s | %s / %s | %s | %s | %s | %s |\n' \
 		"$mode" "$(mib "$target_kb")" "$(mib "$peak")" "$(mib "$mean")" \
 		"${hit:-?}" "$((pages - min_res))" "$lost" \
-		"$(mib "$reclaimed_kb")" "$cpu_per_gib" "$ttt"
+		"$(mib "$reclaimed_kb")" "$cpu_per_gib" "$kswapd_s" "$ttt"
 }
 
 echo "target $(mib "$target_kb") MiB, trigger $(mib "$trigger_kb") MiB"
 echo
-echo "| control | target MiB | peak unmapped MiB | mean unmapped MiB | hot-set hit ratio | mapped pages lost (worst / summed) | reclaimed MiB | CPU s per GiB reclaimed | trigger -> target |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| control | target MiB | peak unmapped MiB | mean unmapped MiB | hot-set hit ratio | mapped pages lost (worst / summed) | reclaimed MiB | control CPU s per GiB reclaimed | kswapd CPU s | trigger -> target |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 for m in "$@"; do
 	if [ -f "$out/$m.refused" ]; then
-		echo "| $m | refused: $(grep -m1 -o 'unusable: .*' "$out/$m.control" | tr '|' '/' || echo "see $m.control") | | | | | | | |"
+		echo "| $m | refused: $(grep -m1 -o 'unusable: .*' "$out/$m.control" | tr '|' '/' || echo "see $m.control") | | | | | | | | |"
 	elif [ -s "$out/$m.tsv" ] && [ -s "$out/$m.info" ]; then
 		row "$m"
 	else
-		echo "| $m | (no data: see $out/$m.control) | | | | | | | |"
+		echo "| $m | (no data: see $out/$m.control) | | | | | | | | |"
 	fi
 done
