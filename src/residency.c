@@ -61,10 +61,13 @@ static enum upcc_residency_method probe_method(void)
 {
 	struct upcc_cachestat cs;
 
-	/* A bad fd tells the syscall apart from ENOSYS without any file. */
-	if (cachestat_call(-1, &cs) == -ENOSYS)
-		return UPCC_RESIDENCY_MINCORE;
-	return UPCC_RESIDENCY_CACHESTAT;
+	/* A bad fd tells a working syscall (EBADF) apart from a missing one
+	 * (ENOSYS) or one a seccomp filter refuses (EPERM: systemd versions
+	 * that do not know cachestat's name cannot allow it), without any file.
+	 */
+	if (cachestat_call(-1, &cs) == -EBADF)
+		return UPCC_RESIDENCY_CACHESTAT;
+	return UPCC_RESIDENCY_MINCORE;
 }
 
 enum upcc_residency_method upcc_residency_method(void)
