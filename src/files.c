@@ -473,6 +473,10 @@ int upcc_evict_main(int argc, char **argv)
 		fprintf(stderr, "upcc evict: cannot read /proc/*/maps: refusing to evict\n");
 		return UPCC_EXIT_FAILURE;
 	}
+	if (run.mapped.unreadable)
+		fprintf(stderr, "upcc evict: %zu processes' maps unreadable (CAP_SYS_PTRACE?): "
+			"their mapped files are not skipped whole, though their mapped pages "
+			"are never dropped\n", run.mapped.unreadable);
 	for (int i = optind; i < argc; i++) {
 		struct upcc_walk_stats stats;
 		int err = upcc_walk(argv[i], &walk_options, evict_visit, &run, &stats);

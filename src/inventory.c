@@ -115,8 +115,15 @@ static int load_maps_file(struct upcc_mapped_set *set, const char *path)
 	size_t line_len = 0;
 	int err = 0;
 
-	if (!f)
-		return 0;	/* the process exited, or is not ours to read */
+	if (!f) {
+		/* Gone is fine; refused is counted: the set is then incomplete
+		 * (DONTNEED still never drops a mapped page, but the skip of
+		 * the whole file is lost for that process).
+		 */
+		if (errno == EACCES || errno == EPERM)
+			set->unreadable++;
+		return 0;
+	}
 	while (!err && getline(&line, &line_len, f) > 0) {
 		dev_t dev;
 		ino_t ino;
@@ -148,6 +155,7 @@ int upcc_mapped_set_load(struct upcc_mapped_set *set)
 	int err = 0;
 
 	set->count = 0;
+	set->unreadable = 0;
 	snprintf(dir_path, sizeof(dir_path), "%s/proc", root ? root : "");
 	dir = opendir(dir_path);
 	if (!dir)

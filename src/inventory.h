@@ -37,6 +37,7 @@ struct upcc_mapped_set {
 	} *ids;
 	size_t count;
 	size_t capacity;
+	size_t unreadable;	/* maps files we may not read (EACCES: no CAP_SYS_PTRACE) */
 };
 
 /* Read every /proc/PID/maps ($UPCC_PROC_ROOT/proc in tests).  0 or -errno. */
