@@ -9,6 +9,10 @@
 # pages too, which is what the benchmark's mapped-file check shows.
 PERIOD=5
 SLICE_DIV=8
+# The root cgroup when it offers memory.reclaim (as on WSL2), else the child
+# cgroup guest-init.sh runs everything in.
+CG=/sys/fs/cgroup
+[ -e $CG/memory.reclaim ] || CG=/sys/fs/cgroup/work
 
 busy_jiffies() { awk '/^cpu /{print $2 + $3 + $4 + $7 + $8}' /proc/stat; }
 total_jiffies() { awk '/^cpu /{print $2 + $3 + $4 + $5 + $6 + $7 + $8}' /proc/stat; }
@@ -23,10 +27,10 @@ while :; do
 	busy0=$busy1
 	total0=$total1
 	[ "$busy_pct" -lt 20 ] || continue
-	file_kb=$(awk '/^(Active|Inactive)\(file\):/ {kb += $2} END {print kb}' /proc/meminfo)
-	slice=$(( file_kb * 1024 / SLICE_DIV ))
+	file_bytes=$(awk '$1 == "file" {print $2}' $CG/memory.stat)
+	slice=$(( file_bytes / SLICE_DIV ))
 	[ "$slice" -ge 1048576 ] || continue
 	# One "C" line per step on the host's port, so the run shows what it did.
-	err=$(echo "$slice" 2>&1 >/sys/fs/cgroup/memory.reclaim)
+	err=$(echo "$slice" 2>&1 >$CG/memory.reclaim)
 	echo "C reclaim bytes=$slice busy_pct=$busy_pct rc=$? $err" >/dev/ttyS1
 done

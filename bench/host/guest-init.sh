@@ -44,7 +44,13 @@ esac
 result kernel "$(uname -r)"
 result cmdline "$(cat /proc/cmdline)"
 result unmapped_page_control "$(cat /proc/sys/vm/unmapped_page_control 2>/dev/null || echo absent)"
-result cgroup_controllers "$(cat /sys/fs/cgroup/cgroup.controllers)"
+# Everything below runs in one child memory cgroup, in every scenario: this
+# guest's root cgroup shows no memory.* files (so no root memory.reclaim),
+# and scenario (c) needs a cgroup to reclaim from.
+echo +memory >/sys/fs/cgroup/cgroup.subtree_control
+mkdir -p /sys/fs/cgroup/work
+echo $$ >/sys/fs/cgroup/work/cgroup.procs || fail "cannot enter /sys/fs/cgroup/work"
+result cgroup "$(cat /proc/self/cgroup)"
 result mem_total_kb "$(awk '/^MemTotal:/{print $2}' /proc/meminfo)"
 
 # The guest's own view, on the same port: meminfo + vmstat every 500 ms.
@@ -113,6 +119,9 @@ result maphold_min_resident "$(awk '/^min_resident/{v=$2} END{print v}' /tmp/map
 [ -n "$control" ] && kill "$control" 2>/dev/null
 awk '/^(Cached|Mapped|MemFree):/{printf "R guest_%s_kb %s\n", $1, $2}' /proc/meminfo |
 	tr -d : >$out
+# Free blocks per order: free page reporting only hands over blocks of
+# pageblock order (2 MiB) and up, so this shows what it could not report.
+sed 's/^/R buddyinfo /' /proc/buddyinfo >$out
 grep -E '^(kswapd_unmapped_wake|pgscan_unmapped|pgsteal_unmapped) ' /proc/vmstat |
 	sed 's/^/R /' >$out
 if [ "$scenario" = d ]; then
