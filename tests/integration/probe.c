@@ -5,7 +5,9 @@
  * with its own ruler), a process that keeps a file mapped, and a FIFO
  * watcher that notices if anyone opens a FIFO for reading.
  *
- *   probe stat FILE...        "cached dirty writeback" per file, in pages
+ *   probe stat FILE...        "cached dirty writeback evicted" per file, in pages
+ *                             (evicted counts the kernel's reclaim only: it
+ *                             leaves shadow entries, DONTNEED does not)
  *   probe sum FILE...         the sums of the same, one line
  *   probe map FILE            mmap, touch every page, print "ready", wait
  *   probe fifo-watch FIFO SEC try to open FIFO for writing (non-blocking)
@@ -61,16 +63,19 @@ static int cmd_stat(int argc, char **argv, int sum)
 		if (measure(argv[i], &one))
 			return 1;
 		if (!sum)
-			printf("%llu %llu %llu\n", (unsigned long long)one.nr_cache,
+			printf("%llu %llu %llu %llu\n", (unsigned long long)one.nr_cache,
 			       (unsigned long long)one.nr_dirty,
-			       (unsigned long long)one.nr_writeback);
+			       (unsigned long long)one.nr_writeback,
+			       (unsigned long long)one.nr_evicted);
 		total.nr_cache += one.nr_cache;
 		total.nr_dirty += one.nr_dirty;
 		total.nr_writeback += one.nr_writeback;
+		total.nr_evicted += one.nr_evicted;
 	}
 	if (sum)
-		printf("%llu %llu %llu\n", (unsigned long long)total.nr_cache,
-		       (unsigned long long)total.nr_dirty, (unsigned long long)total.nr_writeback);
+		printf("%llu %llu %llu %llu\n", (unsigned long long)total.nr_cache,
+		       (unsigned long long)total.nr_dirty, (unsigned long long)total.nr_writeback,
+		       (unsigned long long)total.nr_evicted);
 	return 0;
 }
 
