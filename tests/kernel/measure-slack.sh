@@ -40,7 +40,7 @@ for lru in y n; do
 	while [ \$i -lt $repeats ]; do
 		echo 3 >/proc/sys/vm/drop_caches
 		ktest stream --name "lru_gen_\${lru}_run\$i" --interval-ms $interval \
-			--expect bounded --trace /results/lru_gen_\${lru}_run\$i.csv /data/stream/*
+			--expect bounded --trace /results/lru_gen_\${lru}_${interval}ms_run\$i.csv /data/stream/*
 		i=\$((i + 1))
 	done
 done
@@ -51,7 +51,7 @@ GUEST
 	--append unmapped_page_control --timeout 900 --log "$work/measure/console.log" \
 	-- "$guest" >"$work/measure/out" || true
 # "INFO NAME: peak unmapped P pages ... bound B pages ..." -> excess P - B.
-awk '/^INFO .*peak unmapped/ {
+summary=$(awk '/^INFO .*peak unmapped/ {
 	name = $2; sub(":", "", name)
 	for (i = 1; i <= NF; i++) {
 		if ($i == "unmapped") peak = $(i + 1)
@@ -65,4 +65,18 @@ awk '/^INFO .*peak unmapped/ {
 END {
 	if (n == 0) { print "measure-slack: no stream results; see the console log"; exit 1 }
 	printf "worst excess over the bound: %d pages (%.1f MiB) in %d runs at '"$interval"' ms\n", worst, worst * 4096 / 1048576, n
-}' "$work/measure/out"
+	print "bound " bound
+}' "$work/measure/out")
+echo "$summary" | grep -v '^bound '
+bound=$(echo "$summary" | sed -n 's/^bound //p')
+[ -n "$bound" ] || exit 1
+# How often a sample is over the bound by more than a given slack.
+awk -F, -v bound="$bound" 'FNR > 1 {
+	total++
+	for (s = 0; s <= 2048; s = s ? s * 2 : 128)
+		if ($2 > bound + s) over[s]++
+}
+END {
+	for (s = 0; s <= 2048; s = s ? s * 2 : 128)
+		printf "samples over bound + %4d pages: %5d of %d\n", s, over[s], total
+}' "$work/measure"/lru_gen_*_"${interval}"ms_run*.csv
