@@ -141,17 +141,16 @@ boot() {
 	fi
 }
 
-# Kernel reports that a debug kernel must never print.  "INFO: " is how
-# lockdep and the hung-task detector start theirs.
+# A debug kernel must print no BUG, WARNING, lockdep, KASAN or Oops report:
+# scan both the console (what was printed) and dmesg (all that was logged).
 scan_log() {
-	local mode=$1 log=$results/$1-console.log hits
-	hits=$(grep -E -n 'BUG|WARNING|possible circular locking|INFO: |KASAN|Oops|UBSAN' "$log" |
-		grep -v -E '^[0-9]+:(uml-run: |PASS |FAIL |INFO )' | head -n 5)
-	if [ -z "$hits" ]; then
-		pass "debug_${mode}_clean_log: no BUG/WARNING/lockdep/KASAN/Oops in $log"
-	else
-		fail "debug_${mode}_clean_log: $(echo "$hits" | tr '\n' '|')"
-	fi
+	local mode=$1 hits
+	hits=$("$here/scan-kernel-log.sh" "$results/$mode-console.log" "$results/$mode-dmesg.log")
+	case $? in
+	0) pass "debug_${mode}_clean_log: no BUG/WARNING/lockdep/KASAN/Oops in the $mode guest's console and dmesg" ;;
+	1) fail "debug_${mode}_clean_log: $(echo "$hits" | tr '\n' '|')" ;;
+	*) fail "debug_${mode}_clean_log: a log of the $mode guest is missing" ;;
+	esac
 }
 
 boot on "$on_append"
