@@ -2,7 +2,7 @@
 # run.sh - the userspace backend benchmark: one UML guest boot, every control
 # on the same workload, one table.  `make bench` runs it.
 #
-# usage: bench/run.sh [--modes "none drop_caches fadvise memcg damon dropcache"]
+# usage: bench/run.sh [--modes "none drop_caches fadvise memcg damon dropcache auto"]
 #                     [--target KB] [--trigger KB] [--interval MS]
 #                     [--rate MIB_PER_S] [--hot-pause MS] [--mem SIZE]
 #
@@ -24,7 +24,7 @@ kernel=${KERNEL:-$repo/build/kernel/uml/linux}
 uml_run=$repo/tests/guest/uml-run.sh
 # Where the static upcd and upcc are (mk/10-userspace.mk builds them here).
 static=${UPCC_STATIC:-$repo/build/static}
-modes="none drop_caches fadvise memcg damon dropcache"
+modes="none drop_caches fadvise memcg damon dropcache auto"
 target_kb=$((32 * 1024))
 trigger_kb=$((64 * 1024))
 interval_ms=1000

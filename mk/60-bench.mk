@@ -16,6 +16,7 @@ $(WORKLOAD): bench/workload.c src/policy.c src/policy.h
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -static -o $@ bench/workload.c src/policy.c
 
-# BENCH_ARGS is passed through, e.g. make bench BENCH_ARGS="--seconds 30".
-bench: $(WORKLOAD)
+# BENCH_ARGS is passed through, e.g. make bench BENCH_ARGS="--interval 100".
+# The kernel target is mk/20-kernel.mk's, the static builds mk/10-userspace.mk's.
+bench: kernel $(WORKLOAD) $(BUILD)/static/upcd $(BUILD)/static/upcc
 	bench/run.sh $(BENCH_ARGS)
