@@ -94,7 +94,7 @@ echo "| control | target MiB | peak unmapped MiB | mean unmapped MiB | hot-set h
 echo "|---|---|---|---|---|---|---|---|---|---|"
 for m in "$@"; do
 	if [ -f "$out/$m.refused" ]; then
-		echo "| $m | refused: $(grep -m1 -o 'unusable: .*' "$out/$m.control" | tr '|' '/' || echo "see $m.control") | | | | | | | | |"
+		echo "| $m | refused: $(grep -m1 -o 'unusable: .*' "$out/$m.control" | sed 's/)$//' | tr '|' '/' || echo "see $m.control") | | | | | | | | |"
 	elif [ -s "$out/$m.tsv" ] && [ -s "$out/$m.info" ]; then
 		row "$m"
 	else

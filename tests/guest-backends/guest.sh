@@ -57,6 +57,7 @@ unmapped_kb() {
 	awk '/^Active\(file\):/ { f += $2 } /^Inactive\(file\):/ { f += $2 }
 	     /^Mapped:/ { m = $2 } END { u = f - m; print (u > 0 ? u : 0) }' /proc/meminfo
 }
+vmstat_field() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
 held_kb() { echo $(( $(meminfo Dirty) + $(meminfo Writeback) )); }
 
 # Same for a cgroup, from memory.stat (bytes) -> kB.
@@ -66,7 +67,8 @@ cg_unmapped_kb() {
 	     END { u = f - m; print int((u > 0 ? u : 0) / 1024) }' "$1/memory.stat"
 }
 cg_stat_kb() { awk -v k="$2" '$1 == k { print int($2 / 1024) }' "$1/memory.stat"; }
-cg_held_kb() { echo $(( $(cg_stat_kb "$1" file_dirty) + $(cg_stat_kb "$1" file_writeback) )); }
+cg_vmstat_field() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
+held_kb() { echo $(( $(cg_stat_kb "$1" file_dirty) + $(cg_stat_kb "$1" file_writeback) )); }
 
 setup_guest() {
 	mkdir -p /sys/fs/cgroup "$MNT"
@@ -179,7 +181,9 @@ global_case() {
 	check "$name: dirty file fully dirty before the control ($dirty_before pages)" \
 		[ "$dirty_before" -eq "$(file_pages "$MNT/dirty")" ]
 
+	written_before=$(vmstat_field nr_written)
 	$runner "$@"
+	written=$(( $(vmstat_field nr_written) - written_before ))
 	check "$name: control exits 0 (rc=$upcd_rc)" [ "$upcd_rc" -eq 0 ]
 
 	after=$(unmapped_kb)
@@ -193,7 +197,7 @@ global_case() {
 		[ "$map_resident" = "$map_pages" ]
 
 	dirty_after=$(dirty_pages "$MNT/dirty")
-	check "$name: dirty file kept its dirty pages ($dirty_after/$dirty_before)" \
+	check "$name: dirty file kept its dirty pages ($dirty_after/$dirty_before; nr_written +$written during the control)" \
 		[ "$dirty_after" -eq "$dirty_before" ]
 }
 
@@ -254,7 +258,7 @@ case_memcg_child() {
 	dirty_before=$(dirty_pages "$MNT/dirty")
 	check "memcg-child: dirty file fully dirty before the control ($dirty_before pages)" \
 		[ "$dirty_before" -eq "$(file_pages "$MNT/dirty")" ]
-	root_before=$(unmapped_kb)
+	written_before=$(vmstat_field nr_written)
 	run_upcd --backend=memcg --scope=cgroup:$CG --target=$TARGET --trigger=$TRIGGER
 	check "memcg-child: upcd --once exits 0 (rc=$upcd_rc)" [ "$upcd_rc" -eq 0 ]
 	after=$(cg_unmapped_kb $CG)
@@ -265,7 +269,8 @@ case_memcg_child() {
 	check "memcg-child: mmapped hot file (root cgroup) fully resident ($map_resident/$map_pages pages)" \
 		[ "$map_resident" = "$map_pages" ]
 	dirty_after=$(dirty_pages "$MNT/dirty")
-	check "memcg-child: dirty file kept its dirty pages ($dirty_after/$dirty_before)" \
+	written=$(( $(vmstat_field nr_written) - written_before ))
+	check "memcg-child: dirty file kept its dirty pages ($dirty_after/$dirty_before; nr_written +$written during the control)" \
 		[ "$dirty_after" -eq "$dirty_before" ]
 	chosen=$(status_backend)
 	check "memcg-child: upcc status --json reports memcg ('$chosen')" [ "$chosen" = memcg ]
