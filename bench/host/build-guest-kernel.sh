@@ -12,6 +12,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 top=$PWD
+# Hold the tree lock for the whole build, as build-kernel.sh does, so that
+# nobody re-extracts build/kernel/src under it.
+. kernel/scripts/lock.sh
 . kernel/VERSION
 fragment=$top/kernel/configs/x86_64.config
 tree=$top/build/kernel/src/$topdir
