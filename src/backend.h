@@ -27,6 +27,11 @@ struct upcc_action_result {
 	uint64_t skipped_dirty;		/* files left alone because dirty/writeback */
 	uint64_t elapsed_usec;
 	int error;			/* 0 or a negative errno */
+	/* Non-empty: the backend declined to act this step, and why (e.g.
+	 * memcg while its scope has dirty pages).  Not an error: counted
+	 * apart, in scope->refused_steps_total.
+	 */
+	char refused[160];
 };
 
 struct upcc_backend_ops {

@@ -4,9 +4,19 @@
  *
  * What the kernel does with it (mm/memcontrol.c memory_reclaim(), 6.12):
  * try_to_free_mem_cgroup_pages() with may_writepage = !laptop_mode and
- * may_unmap = 1.  Dirty file folios are still never written from it:
- * shrink_folio_list() leaves filesystem writeback to kswapd, so a user
- * task's proactive reclaim only marks them for reclaim and activates them.
+ * may_unmap = 1.  Reclaim itself does not write dirty file folios from a
+ * user task, but shrink_inactive_list() (mm/vmscan.c) wakes the flusher
+ * threads (wakeup_flusher_threads(WB_REASON_VMSCAN)) whenever every folio
+ * it took off the LRU was dirty and not yet queued for I/O.  Measured in
+ * tests/guest-backends: one `upcd --once --backend=memcg` took a 512-page
+ * dirty file to 0 dirty pages, nr_written +512, on the root and on a child
+ * cgroup.  The control never writes back or drops a dirty page, so this
+ * backend refuses to act (result->refused) while its scope holds any
+ * dirty or writeback page: memory.stat file_dirty + file_writeback for a
+ * cgroup, /proc/meminfo Dirty + Writeback for the system.  The check runs
+ * right before each write; a page dirtied between the two is a window it
+ * cannot close, which is one more reason auto never picks memcg.
+ *
  * Anon is never swapped with swappiness=0 (get_scan_count scans file only
  * for cgroup reclaim with swappiness 0), nor without swap at all.  But
  * may_unmap = 1: cold, unreferenced mapped file pages can be unmapped and
@@ -30,6 +40,7 @@
 struct memcg_priv {
 	char reclaim_path[PATH_MAX];
 	char stat_path[PATH_MAX];
+	bool system;		/* the root: dirty pages from /proc/meminfo */
 	bool swappiness_key;	/* the kernel takes "swappiness=" */
 };
 
@@ -102,6 +113,7 @@ static int memcg_init(struct upcc_backend *backend, struct upcc_scope *scope)
 		free(priv);
 		return err;
 	}
+	priv->system = scope->kind == UPCC_SCOPE_SYSTEM;
 	priv->swappiness_key = true;	/* until the kernel says otherwise */
 	backend->priv = priv;
 	return 0;
@@ -114,6 +126,69 @@ static int64_t file_bytes(const struct memcg_priv *priv)
 	if (upcc_memstat_read(priv->stat_path, &stat) || !UPCC_HAS(&stat, UPCC_MS_FILE))
 		return -1;
 	return (int64_t)stat.bytes[UPCC_MS_FILE];
+}
+
+/*
+ * The scope's dirty and writeback pages, the ones memory.reclaim would send
+ * the flusher after.  The root's memory.stat is not the system's on every
+ * kernel, so the system scope reads /proc/meminfo.  0 or -errno; a field
+ * the kernel does not report is -ENODATA: unknown is not clean.
+ */
+static int held_pages(const struct memcg_priv *priv, uint64_t page, uint64_t *dirty,
+		      uint64_t *writeback)
+{
+	char path[PATH_MAX];
+	int err;
+
+	if (priv->system) {
+		struct upcc_meminfo info;
+
+		err = upcc_backend_path(path, sizeof(path), "/proc/meminfo");
+		if (!err)
+			err = upcc_meminfo_read(path, &info);
+		if (err)
+			return err;
+		if (!UPCC_HAS(&info, UPCC_MI_DIRTY) || !UPCC_HAS(&info, UPCC_MI_WRITEBACK))
+			return -ENODATA;
+		*dirty = info.kb[UPCC_MI_DIRTY] * 1024 / page;
+		*writeback = info.kb[UPCC_MI_WRITEBACK] * 1024 / page;
+		return 0;
+	} else {
+		struct upcc_memstat stat;
+
+		err = upcc_memstat_read(priv->stat_path, &stat);
+		if (err)
+			return err;
+		if (!UPCC_HAS(&stat, UPCC_MS_FILE_DIRTY) || !UPCC_HAS(&stat, UPCC_MS_FILE_WRITEBACK))
+			return -ENODATA;
+		*dirty = stat.bytes[UPCC_MS_FILE_DIRTY] / page;
+		*writeback = stat.bytes[UPCC_MS_FILE_WRITEBACK] / page;
+		return 0;
+	}
+}
+
+/*
+ * Refuse (fill result->refused) if the scope has a dirty or writeback page,
+ * or if that cannot be told.  Returns true when refused.
+ */
+static bool refuse_if_dirty(const struct memcg_priv *priv, uint64_t page,
+			    struct upcc_action_result *result)
+{
+	uint64_t dirty = 0, writeback = 0;
+	int err = held_pages(priv, page, &dirty, &writeback);
+
+	if (err) {
+		snprintf(result->refused, sizeof(result->refused),
+			 "cannot tell the scope's dirty pages (%s): memory.reclaim could start writeback",
+			 strerror(-err));
+		return true;
+	}
+	if (!dirty && !writeback)
+		return false;
+	snprintf(result->refused, sizeof(result->refused),
+		 "scope has %llu dirty + %llu writeback pages: memory.reclaim would wake the flusher",
+		 (unsigned long long)dirty, (unsigned long long)writeback);
+	return true;
 }
 
 /*
@@ -156,6 +231,8 @@ static int memcg_reclaim(struct upcc_backend *backend, struct upcc_scope *scope,
 	if (!priv)
 		return -EINVAL;	/* init was not called */
 	clock_gettime(CLOCK_MONOTONIC, &start);
+	if (refuse_if_dirty(priv, page, result))
+		return 0;
 	before = file_bytes(priv);
 	err = write_request(priv, nr_pages * page);
 	if (err == -EAGAIN)

@@ -80,6 +80,15 @@ static void act(struct upcc_scope_run *run, struct upcc_step_report *report)
 	if (err && !report->result.error)
 		report->result.error = err;
 	report->error = report->result.error;
+	/* A refusal (e.g. memcg with dirty pages in scope) acted on nothing:
+	 * counted apart from actions, so it is seen, not mistaken for one.
+	 */
+	if (report->result.refused[0] && !report->error) {
+		report->outcome = UPCC_STEP_REFUSED;
+		report->result.reclaimed_pages = 0;
+		run->scope.refused_steps_total++;
+		return;
+	}
 	account(&run->scope, &report->result);
 }
 

@@ -34,6 +34,7 @@ enum upcc_step_outcome {
 	UPCC_STEP_DRY_RUN,		/* would have asked for requested_pages */
 	UPCC_STEP_NO_BACKEND,		/* would act, but no backend is usable */
 	UPCC_STEP_ACTED,		/* the backend was called */
+	UPCC_STEP_REFUSED,		/* the backend declined: result.refused says why */
 };
 
 struct upcc_step_report {

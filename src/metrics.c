@@ -37,6 +37,7 @@ SCOPE_FIELD(reclaimed, run->scope.reclaimed_pages_total)
 SCOPE_FIELD(actions, run->scope.actions_total)
 SCOPE_FIELD(errors, run->scope.action_errors_total)
 SCOPE_FIELD(action_usec, run->scope.action_usec_total)
+SCOPE_FIELD(refused, run->scope.refused_steps_total)
 
 static const struct metric metrics[] = {
 	{ "upcc_memory_bytes", GAUGE, "Memory of the scope (what percentages are of).", total, true, false },
@@ -51,6 +52,7 @@ static const struct metric metrics[] = {
 	{ "upcc_reclaimed_bytes_total", COUNTER, "Unmapped cache the backend reported dropping.", reclaimed, true, false },
 	{ "upcc_actions_total", COUNTER, "Backend reclaim calls.", actions, false, false },
 	{ "upcc_action_errors_total", COUNTER, "Backend reclaim calls that failed.", errors, false, false },
+	{ "upcc_refused_steps_total", COUNTER, "Steps the backend declined (e.g. memcg with dirty pages in scope).", refused, false, false },
 	{ "upcc_action_seconds_total", COUNTER, "Wall time spent in backend reclaim calls.", action_usec, false, true },
 };
 

@@ -60,6 +60,7 @@ struct upcc_scope {
 	uint64_t actions_total;
 	uint64_t action_errors_total;
 	uint64_t action_usec_total;	/* wall time spent acting */
+	uint64_t refused_steps_total;	/* steps the backend declined (result.refused) */
 };
 
 #endif /* UPCC_SCOPE_H */

@@ -90,11 +90,11 @@ static void format_scope(FILE *out, const struct upcc_scope_run *run)
 	fprintf(out, ",\"reclaiming\":%s,\"target_pages\":%" PRIu64 ",\"trigger_pages\":%" PRIu64
 		",\"unmapped_pages\":%" PRIu64 ",\"reclaimed_pages_total\":%" PRIu64
 		",\"actions_total\":%" PRIu64 ",\"action_errors_total\":%" PRIu64
-		",\"action_usec_total\":%" PRIu64 "}",
+		",\"action_usec_total\":%" PRIu64 ",\"refused_steps_total\":%" PRIu64 "}",
 		scope->phase == UPCC_PHASE_RECLAIMING ? "true" : "false",
 		scope->policy.target_pages, scope->policy.trigger_pages,
 		scope->last.unmapped_pages, scope->reclaimed_pages_total, scope->actions_total,
-		scope->action_errors_total, scope->action_usec_total);
+		scope->action_errors_total, scope->action_usec_total, scope->refused_steps_total);
 }
 
 int upcc_state_format(FILE *out, const struct upcc_scope_run *runs, size_t nr_runs,
@@ -195,6 +195,7 @@ static void parse_scope_line(const char *line, struct upcc_state_scope *scope)
 	scope->actions_total = json_u64(line, "actions_total");
 	scope->action_errors_total = json_u64(line, "action_errors_total");
 	scope->action_usec_total = json_u64(line, "action_usec_total");
+	scope->refused_steps_total = json_u64(line, "refused_steps_total");
 }
 
 int upcc_state_read(const char *path, struct upcc_state_header *header,

@@ -32,6 +32,7 @@ struct upcc_state_scope {
 	uint64_t actions_total;
 	uint64_t action_errors_total;
 	uint64_t action_usec_total;
+	uint64_t refused_steps_total;	/* steps the backend declined */
 };
 
 struct upcc_state_header {

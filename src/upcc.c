@@ -226,10 +226,10 @@ static void print_json_row(const struct status_row *row, uint64_t page_size)
 		fputs(",\"backend_why\":", stdout);
 		upcc_json_string(stdout, row->daemon->backend_why);
 		printf(",\"reclaiming\":%s,\"reclaimed_bytes\":%" PRIu64 ",\"actions\":%" PRIu64
-		       ",\"action_errors\":%" PRIu64 "}",
+		       ",\"action_errors\":%" PRIu64 ",\"refused_steps\":%" PRIu64 "}",
 		       row->daemon->reclaiming ? "true" : "false",
 		       row->daemon->reclaimed_pages_total * page_size, row->daemon->actions_total,
-		       row->daemon->action_errors_total);
+		       row->daemon->action_errors_total, row->daemon->refused_steps_total);
 	} else {
 		fputs(",\"backend\":null}", stdout);
 	}

@@ -256,6 +256,7 @@ static void carry_counters(struct upcc_scope *scope, const struct upcc_scope_run
 		scope->actions_total = old->actions_total;
 		scope->action_errors_total = old->action_errors_total;
 		scope->action_usec_total = old->action_usec_total;
+		scope->refused_steps_total = old->refused_steps_total;
 		scope->phase = old->phase;
 	}
 }
@@ -329,6 +330,14 @@ static void log_step(const struct upcd *upcd, const struct upcc_scope_run *run,
 			 pages_mib(report->unmapped_before, page),
 			 pages_mib(scope->policy.target_pages, page),
 			 pages_mib(scope->policy.trigger_pages, page));
+		break;
+	case UPCC_STEP_REFUSED:
+		upcc_log(LOG_NOTICE,
+			 "scope %s: %s refused to act (step %llu skipped, %llu so far): %s; unmapped %.1f MiB, target %.1f MiB",
+			 scope->name, backend, (unsigned long long)report->requested_pages,
+			 (unsigned long long)scope->refused_steps_total, report->result.refused,
+			 pages_mib(report->unmapped_before, page),
+			 pages_mib(scope->policy.target_pages, page));
 		break;
 	case UPCC_STEP_ACTED:
 		upcc_log(report->error ? LOG_WARNING : LOG_INFO,

@@ -178,7 +178,8 @@ static void test_memcg_sequence(void **state)
 
 	(void)state;
 	fake("/sys/fs/cgroup/work/memory.reclaim", "");
-	fake("/sys/fs/cgroup/work/memory.stat", "anon 0\nfile 8192000\n");
+	fake("/sys/fs/cgroup/work/memory.stat",
+	     "anon 0\nfile 8192000\nfile_dirty 0\nfile_writeback 0\n");
 	fake("/proc/meminfo", "MemTotal: 1000000 kB\nSwapTotal: 0 kB\n");
 	assert_int_equal(upcc_backend_select(&backend, "memcg", &scope), 0);
 	assert_non_null(strstr(backend.why, "may unmap"));
@@ -188,6 +189,7 @@ static void test_memcg_sequence(void **state)
 	snprintf(expect, sizeof(expect), "%ld swappiness=0", 10 * sysconf(_SC_PAGESIZE));
 	assert_string_equal(slurp("/sys/fs/cgroup/work/memory.reclaim", true), expect);
 	assert_int_equal(result.requested_pages, 10);
+	assert_string_equal(result.refused, "");
 	/* dry run: nothing written */
 	unlink(log_path);
 	backend.dry_run = true;
@@ -200,6 +202,70 @@ static void test_memcg_sequence(void **state)
 	/* A cgroup without the memory controller's file. */
 	scope = scope_of(UPCC_SCOPE_CGROUP, "/sys/fs/cgroup/none");
 	assert_int_equal(upcc_backend_select(&backend, "memcg", &scope), -ENOENT);
+}
+
+/* memory.reclaim wakes the flusher when all it scans is dirty: memcg must
+ * write nothing while its scope has a dirty or writeback page, or when it
+ * cannot tell, and say why.
+ */
+static void expect_memcg_refusal(struct upcc_backend *backend, struct upcc_scope *scope,
+				 const char *reclaim_file, const char *why)
+{
+	struct upcc_action_result result;
+
+	unlink(log_path);
+	assert_int_equal(backend->ops->reclaim(backend, scope, 10, &result), 0);
+	assert_non_null(strstr(result.refused, why));
+	assert_int_equal(result.reclaimed_pages, 0);
+	assert_null(slurp(log_path, false));		/* nothing written */
+	assert_string_equal(slurp(reclaim_file, true), "");
+}
+
+static void test_memcg_refuses_dirty(void **state)
+{
+	struct upcc_backend backend = { 0 };
+	struct upcc_scope scope = scope_of(UPCC_SCOPE_CGROUP, "/sys/fs/cgroup/work");
+	struct upcc_action_result result;
+	long page = sysconf(_SC_PAGESIZE);
+	char stat[128];
+
+	(void)state;
+	fake("/sys/fs/cgroup/work/memory.reclaim", "");
+	fake("/proc/meminfo", "MemTotal: 1000000 kB\nSwapTotal: 0 kB\nDirty: 0 kB\n"
+			      "Writeback: 0 kB\n");
+	snprintf(stat, sizeof(stat), "file 8192000\nfile_dirty %ld\nfile_writeback 0\n",
+		 2 * page);
+	fake("/sys/fs/cgroup/work/memory.stat", stat);
+	assert_int_equal(upcc_backend_select(&backend, "memcg", &scope), 0);
+	assert_int_equal(backend.ops->init(&backend, &scope), 0);
+	expect_memcg_refusal(&backend, &scope, "/sys/fs/cgroup/work/memory.reclaim",
+			     "2 dirty + 0 writeback");
+	snprintf(stat, sizeof(stat), "file 8192000\nfile_dirty 0\nfile_writeback %ld\n", page);
+	fake("/sys/fs/cgroup/work/memory.stat", stat);
+	expect_memcg_refusal(&backend, &scope, "/sys/fs/cgroup/work/memory.reclaim",
+			     "0 dirty + 1 writeback");
+	/* A kernel that does not say is not taken for clean. */
+	fake("/sys/fs/cgroup/work/memory.stat", "file 8192000\n");
+	expect_memcg_refusal(&backend, &scope, "/sys/fs/cgroup/work/memory.reclaim",
+			     "cannot tell");
+	backend.ops->fini(&backend);
+
+	/* The system scope counts /proc/meminfo, not the root's memory.stat. */
+	scope = scope_of(UPCC_SCOPE_SYSTEM, NULL);
+	fake("/sys/fs/cgroup/memory.reclaim", "");
+	fake("/sys/fs/cgroup/memory.stat", "file 8192000\nfile_dirty 0\nfile_writeback 0\n");
+	fake("/proc/meminfo", "MemTotal: 1000000 kB\nSwapTotal: 0 kB\nDirty: 8 kB\n"
+			      "Writeback: 0 kB\n");
+	assert_int_equal(upcc_backend_select(&backend, "memcg", &scope), 0);
+	assert_int_equal(backend.ops->init(&backend, &scope), 0);
+	expect_memcg_refusal(&backend, &scope, "/sys/fs/cgroup/memory.reclaim", "dirty");
+	/* Clean: it acts. */
+	fake("/proc/meminfo", "MemTotal: 1000000 kB\nSwapTotal: 0 kB\nDirty: 0 kB\n"
+			      "Writeback: 0 kB\n");
+	assert_int_equal(backend.ops->reclaim(&backend, &scope, 10, &result), 0);
+	assert_string_equal(result.refused, "");
+	assert_non_null(strstr(slurp("/sys/fs/cgroup/memory.reclaim", true), "swappiness=0"));
+	backend.ops->fini(&backend);
 }
 
 /* auto never picks memcg (it may unmap): a cgroup scope on a kernel without
@@ -380,6 +446,7 @@ int main(void)
 		cmocka_unit_test_setup(test_select_unknown, per_test),
 		cmocka_unit_test_setup(test_dropcache, per_test),
 		cmocka_unit_test_setup(test_memcg_sequence, per_test),
+		cmocka_unit_test_setup(test_memcg_refuses_dirty, per_test),
 		cmocka_unit_test_setup(test_auto_never_memcg, per_test),
 		cmocka_unit_test_setup(test_damon_sequence, per_test),
 		cmocka_unit_test_setup(test_damon_cgroup_filter, per_test),

@@ -19,6 +19,7 @@ static uint64_t fake_unmapped;		/* the modelled scope's unmapped cache */
 static uint64_t fake_unreclaimable;	/* e.g. dirty: the backend may not drop it */
 static int fake_sample_error;
 static int fake_reclaim_error;
+static const char *fake_refusal;	/* non-NULL: the backend declines */
 static unsigned int fake_calls;
 static uint64_t fake_last_request;
 
@@ -48,6 +49,10 @@ static int fake_reclaim(struct upcc_backend *backend, struct upcc_scope *scope,
 	fake_last_request = nr_pages;
 	if (fake_reclaim_error)
 		return fake_reclaim_error;
+	if (fake_refusal) {
+		snprintf(result->refused, sizeof(result->refused), "%s", fake_refusal);
+		return 0;
+	}
 	fake_unmapped -= dropped;
 	result->reclaimed_pages = dropped;
 	result->scanned_items = 1;
@@ -75,6 +80,7 @@ static int reset(void **state)
 	fake_unreclaimable = 0;
 	fake_sample_error = 0;
 	fake_reclaim_error = 0;
+	fake_refusal = NULL;
 	fake_calls = 0;
 	fake_last_request = 0;
 	return 0;
@@ -206,6 +212,30 @@ static void test_nothing_reclaimable(void **state)
 	assert_true(run.scope.action_errors_total == 0);
 }
 
+/* A backend that declines (memcg with dirty pages in scope) did nothing:
+ * a refused step, counted as such, not an action and not an error.
+ */
+static void test_backend_refuses(void **state)
+{
+	struct upcc_scope_run run;
+	struct upcc_step_report report;
+
+	(void)state;
+	make_run(&run);
+	fake_unmapped = 170000;
+	fake_refusal = "scope has 512 dirty + 0 writeback pages";
+	assert_int_equal(upcc_control_step(&run, fake_sample, PAGE_SIZE, &report), 0);
+	assert_int_equal(report.outcome, UPCC_STEP_REFUSED);
+	assert_int_equal(report.error, 0);
+	assert_string_equal(report.result.refused, fake_refusal);
+	assert_int_equal(fake_calls, 1);
+	assert_true(fake_unmapped == 170000);
+	assert_true(run.scope.refused_steps_total == 1);
+	assert_true(run.scope.actions_total == 0);
+	assert_true(run.scope.action_errors_total == 0);
+	assert_true(run.scope.reclaimed_pages_total == 0);
+}
+
 static void test_sample_failure(void **state)
 {
 	struct upcc_scope_run run;
@@ -281,6 +311,7 @@ int main(void)
 		cmocka_unit_test_setup(test_no_backend, reset),
 		cmocka_unit_test_setup(test_backend_error, reset),
 		cmocka_unit_test_setup(test_nothing_reclaimable, reset),
+		cmocka_unit_test_setup(test_backend_refuses, reset),
 		cmocka_unit_test_setup(test_sample_failure, reset),
 		cmocka_unit_test_setup(test_max_step, reset),
 		cmocka_unit_test(test_resolve),
