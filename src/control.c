@@ -123,3 +123,55 @@ int upcc_control_step(struct upcc_scope_run *run, upcc_sample_fn sample_fn,
 		act(run, report);
 	return 0;
 }
+
+/* Why a round stops after @step, or UPCC_ROUND_BUDGET if it may go on
+ * (the caller then checks the budget and the step bound).
+ */
+static enum upcc_round_end step_ends_round(const struct upcc_scope_run *run,
+					   const struct upcc_step_report *step)
+{
+	if (step->outcome == UPCC_STEP_IDLE)
+		return UPCC_ROUND_IDLE;
+	if (step->outcome != UPCC_STEP_ACTED || step->error)
+		return UPCC_ROUND_STOPPED;
+	if (!step->result.reclaimed_pages)
+		return UPCC_ROUND_NO_PROGRESS;
+	/* upcc_decide() left the reclaiming phase: the target is reached. */
+	if (run->scope.phase != UPCC_PHASE_RECLAIMING)
+		return UPCC_ROUND_IDLE;
+	return UPCC_ROUND_BUDGET;
+}
+
+int upcc_control_round(struct upcc_scope_run *run, upcc_sample_fn sample_fn,
+		       uint64_t page_size, const struct upcc_round_limits *limits,
+		       struct upcc_round_report *report)
+{
+	uint64_t (*clock_usec)(void) = limits->clock_usec ? limits->clock_usec : monotonic_usec;
+	unsigned int max_steps = limits->max_steps ? limits->max_steps :
+			       UPCC_ROUND_DEFAULT_MAX_STEPS;
+	uint64_t start = clock_usec();
+	int err;
+
+	memset(report, 0, sizeof(*report));
+	for (;;) {
+		err = upcc_control_step(run, sample_fn, page_size, &report->last);
+		report->steps++;
+		report->reclaimed_pages += report->last.result.reclaimed_pages;
+		if (limits->on_step)
+			limits->on_step(run, &report->last, limits->context);
+		report->elapsed_usec = clock_usec() - start;
+		if (err) {
+			report->end = UPCC_ROUND_STOPPED;
+			return err;
+		}
+		report->end = step_ends_round(run, &report->last);
+		if (report->end != UPCC_ROUND_BUDGET)
+			return 0;
+		if (report->elapsed_usec >= limits->budget_usec)
+			return 0;	/* UPCC_ROUND_BUDGET */
+		if (report->steps >= max_steps) {
+			report->end = UPCC_ROUND_MAX_STEPS;
+			return 0;
+		}
+	}
+}

@@ -64,4 +64,50 @@ uint64_t upcc_step_cap(const struct upcc_scope_config *scope_config, uint64_t st
 int upcc_control_step(struct upcc_scope_run *run, upcc_sample_fn sample_fn,
 		      uint64_t page_size, struct upcc_step_report *report);
 
+/*
+ * A control round: like kswapd, which once woken keeps reclaiming until
+ * the node is balanced, a scope in the reclaiming phase gets step after
+ * step until one of these ends it.  One step per interval cannot keep up
+ * with a stream: at excess >> 3 per second, a 64 MiB/s reader outruns it.
+ */
+enum upcc_round_end {
+	UPCC_ROUND_IDLE,		/* at or below the target (or never above the trigger) */
+	UPCC_ROUND_NO_PROGRESS,		/* a step reclaimed nothing: nothing more to take */
+	UPCC_ROUND_BUDGET,		/* the time budget is spent: the next round goes on */
+	UPCC_ROUND_MAX_STEPS,		/* the step bound, in case the clock does not move */
+	UPCC_ROUND_STOPPED,		/* no act possible: sample failed, error, refused,
+					 * dry run, no backend */
+};
+
+struct upcc_round_limits {
+	uint64_t budget_usec;		/* no new step once this much time is spent */
+	unsigned int max_steps;		/* 0: UPCC_ROUND_DEFAULT_MAX_STEPS */
+	uint64_t (*clock_usec)(void);	/* NULL: CLOCK_MONOTONIC; tests pass a fake */
+	/* Called after every step (upcd logs it); may be NULL. */
+	void (*on_step)(const struct upcc_scope_run *run, const struct upcc_step_report *report,
+			void *context);
+	void *context;
+};
+
+#define UPCC_ROUND_DEFAULT_MAX_STEPS	1000u
+
+struct upcc_round_report {
+	enum upcc_round_end end;
+	unsigned int steps;		/* control steps taken (each sampled once) */
+	uint64_t reclaimed_pages;	/* summed over the round's steps */
+	uint64_t elapsed_usec;
+	struct upcc_step_report last;	/* the step that ended the round */
+};
+
+/*
+ * Run steps on @run until the round ends (see upcc_round_end).  The first
+ * step always runs; a further one only while the previous step acted,
+ * reclaimed something without error, the scope is still reclaiming (the
+ * policy, upcc_decide(), did not say the target is reached) and the
+ * budget is not spent.  Returns 0, or the sampling error that ended it.
+ */
+int upcc_control_round(struct upcc_scope_run *run, upcc_sample_fn sample_fn,
+		       uint64_t page_size, const struct upcc_round_limits *limits,
+		       struct upcc_round_report *report);
+
 #endif /* UPCC_CONTROL_H */

@@ -396,8 +396,10 @@ static void write_reports(struct upcd *upcd)
 	}
 }
 
-/* One step for every scope; returns how many scopes failed to measure. */
-static int control_round(struct upcd *upcd, bool *all_done, bool *target_missed)
+/* --once: one step for every scope not yet done; returns how many scopes
+ * failed to measure.
+ */
+static int once_round(struct upcd *upcd, bool *all_done, bool *target_missed)
 {
 	int failures = 0;
 
@@ -427,13 +429,78 @@ static int control_round(struct upcd *upcd, bool *all_done, bool *target_missed)
 	return failures;
 }
 
+/*
+ * Daemon mode's time budget per scope round: half the interval, shared by
+ * the scopes, so the loop keeps its rhythm; and at most a quarter of the
+ * watchdog period, so a long interval cannot starve the watchdog.
+ */
+static uint64_t round_budget_usec(const struct upcd *upcd)
+{
+	uint64_t budget = upcd->config.interval_ms * 1000 / 2;
+	uint64_t watchdog_usec = upcc_notify_watchdog_usec();
+
+	if (watchdog_usec && budget > watchdog_usec / 4)
+		budget = watchdog_usec / 4;
+	return upcd->nr_runs ? budget / upcd->nr_runs : budget;
+}
+
+static void log_round_step(const struct upcc_scope_run *run, const struct upcc_step_report *report,
+			   void *context)
+{
+	log_step(context, run, report);
+}
+
+static const char *round_end_name(enum upcc_round_end end)
+{
+	switch (end) {
+	case UPCC_ROUND_IDLE: return "at target";
+	case UPCC_ROUND_NO_PROGRESS: return "nothing more reclaimable";
+	case UPCC_ROUND_BUDGET: return "time budget spent";
+	case UPCC_ROUND_MAX_STEPS: return "step bound reached";
+	case UPCC_ROUND_STOPPED: break;
+	}
+	return "stopped";
+}
+
+/*
+ * Daemon mode: a round for every scope.  A scope above its trigger gets
+ * steps until it is at its target, nothing more comes off, or its share of
+ * the budget is spent (upcc_control_round, as kswapd keeps going until the
+ * node is balanced).  Returns how many scopes failed to measure.
+ */
+static int daemon_round(struct upcd *upcd)
+{
+	struct upcc_round_limits limits = {
+		.budget_usec = round_budget_usec(upcd),
+		.on_step = log_round_step,
+		.context = upcd,
+	};
+	int failures = 0;
+
+	for (size_t i = 0; i < upcd->nr_runs; i++) {
+		struct upcc_scope_run *run = &upcd->runs[i];
+		struct upcc_round_report report;
+
+		if (upcc_control_round(run, upcc_measure, upcd->page_size, &limits, &report))
+			failures++;
+		if (report.steps > 1)
+			upcc_log(LOG_INFO, "scope %s: round of %u steps reclaimed %llu pages (%.1f MiB) in %.1f ms: %s",
+				 run->scope.name, report.steps,
+				 (unsigned long long)report.reclaimed_pages,
+				 pages_mib(report.reclaimed_pages, upcd->page_size),
+				 (double)report.elapsed_usec / 1000.0, round_end_name(report.end));
+	}
+	write_reports(upcd);
+	return failures;
+}
+
 static int run_once(struct upcd *upcd)
 {
 	bool all_done = false, target_missed = false;
 	int failures = 0;
 
 	for (int round = 0; round < ONCE_MAX_ROUNDS && !all_done; round++)
-		failures += control_round(upcd, &all_done, &target_missed);
+		failures += once_round(upcd, &all_done, &target_missed);
 	if (failures)
 		return EXIT_RUNTIME;
 	return target_missed || !all_done ? EXIT_TARGET_MISSED : 0;
@@ -508,7 +575,7 @@ static int event_loop(struct upcd *upcd, int signal_fd)
 	int tick_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	int watchdog_fd = watchdog_usec ? timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK) : -1;
 	uint64_t interval_ms = upcd->config.interval_ms;
-	bool running = true, done, missed;
+	bool running = true;
 	int rc = 0;
 
 	if (epoll_fd < 0 || tick_fd < 0 || (watchdog_usec && watchdog_fd < 0) ||
@@ -521,7 +588,7 @@ static int event_loop(struct upcd *upcd, int signal_fd)
 		running = false;
 	}
 	if (running) {
-		control_round(upcd, &done, &missed);
+		daemon_round(upcd);
 		upcc_notify("READY=1");
 		upcc_notify_status("controlling %zu scope(s) every %llu ms", upcd->nr_runs,
 				   (unsigned long long)interval_ms);
@@ -556,9 +623,7 @@ static int event_loop(struct upcd *upcd, int signal_fd)
 			uint64_t expirations;
 
 			drain_fd(tick_fd, &expirations, sizeof(expirations));
-			control_round(upcd, &done, &missed);
-			for (size_t i = 0; i < upcd->nr_runs; i++)
-				upcd->runs[i].once_done = false;
+			daemon_round(upcd);
 		} else {
 			uint64_t expirations;
 
