@@ -17,7 +17,7 @@ ratio=$(cat /proc/sys/vm/min_unmapped_ratio)
 min=$((managed * ratio / 100)); bound=$((16 * min))
 echo "managed=$managed min_unmapped_pages~$min bound=$bound"
 for bad in -1 2 101 abc ""; do
-	if printf '%s' "$bad" > /proc/sys/vm/unmapped_page_control 2>/dev/null; then echo "BAD: accepted '$bad'"; else echo "rejected '$bad'"; fi
+	if echo "$bad" > /proc/sys/vm/unmapped_page_control 2>/dev/null; then echo "BAD: accepted '$bad'"; else echo "rejected '$bad'"; fi
 done
 echo "after bad writes: $(cat /proc/sys/vm/unmapped_page_control)"
 unmapped() { awk '/^nr_active_file /{a=$2} /^nr_inactive_file /{i=$2} /^nr_mapped /{m=$2} END {u=a+i-m; if (u<0) u=0; print u}' /proc/vmstat; }
