@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 top=$PWD
-tree=$1
+tree=$(cd "$1" && pwd)
 base=$2
 objs=(mm/vmscan.o mm/page_alloc.o mm/vmstat.o mm/memcontrol.o mm/swap.o mm/compaction.o)
 frag=$(mktemp)
