@@ -17,15 +17,17 @@
 #include <unistd.h>
 
 /*
- * Auto order, by reasoning until bench/ measures it: damon first where the
- * kernel has the filters that keep it to clean unmapped file pages (it
- * knows real page accesses and needs no file walk); then fadvise (keeps
- * every rule on any kernel, coldness from the inventory, but pays a walk);
- * memcg is never auto (it may unmap); dropcache only when allowed, last.
+ * Auto order, as bench/ measured it (docs/bench.md): fadvise first: it
+ * keeps every rule on any kernel, drops the coldest files first and kept
+ * the hot set best of the rule-keeping backends.  Then damon, still only
+ * where its probe passes (6.15+, with the DAMOS filter that keeps mapped
+ * pages out, and DAMON free): it serves the scopes fadvise cannot aim at
+ * (a cgroup).  memcg is never auto (it may unmap, and refuses whenever its
+ * scope has dirty pages); dropcache last, only when allowed (blind to heat).
  */
 const struct upcc_backend_ops *const upcc_backends[] = {
-	&upcc_backend_damon,
 	&upcc_backend_fadvise,
+	&upcc_backend_damon,
 	&upcc_backend_memcg,
 	&upcc_backend_dropcache,
 	NULL,
@@ -127,7 +129,7 @@ int upcc_backend_select(struct upcc_backend *backend, const char *name,
 	ops = upcc_backend_find(name);
 	if (!ops) {
 		snprintf(backend->why, sizeof(backend->why),
-			 "unknown backend '%.64s' (auto, fadvise, memcg, damon, dropcache)", name);
+			 "unknown backend '%.64s' (auto, fadvise, damon, memcg, dropcache)", name);
 		return -ENOENT;
 	}
 	return select_named(backend, ops, scope);

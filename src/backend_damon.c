@@ -348,5 +348,5 @@ const struct upcc_backend_ops upcc_backend_damon = {
 	.reclaim = damon_reclaim,
 	.fini = damon_fini,
 	.may_unmap = false,
-	.auto_rank = 0,
+	.auto_rank = 1,
 };

@@ -176,5 +176,5 @@ const struct upcc_backend_ops upcc_backend_fadvise = {
 	.reclaim = fadvise_reclaim,
 	.fini = fadvise_fini,
 	.may_unmap = false,
-	.auto_rank = 1,
+	.auto_rank = 0,
 };

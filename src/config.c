@@ -15,7 +15,7 @@
 #define MAX_LINE_LEN	8192
 
 static const char *const backend_names[] = {
-	"auto", "fadvise", "memcg", "damon", "dropcache",
+	"auto", "fadvise", "damon", "memcg", "dropcache",
 };
 
 /* Keys a scope may set at most once; the bit records that it was set. */
@@ -449,7 +449,7 @@ static int scope_key_value(struct parse_state *state, int key, const char *value
 	case KEY_BACKEND:
 		if (!upcc_backend_name_valid(value))
 			return fail(state, state->line_no,
-				    "backend \"%s\": expected auto, fadvise, memcg, damon or dropcache",
+				    "backend \"%s\": expected auto, fadvise, damon, memcg or dropcache",
 				    value);
 		snprintf(state->scope->backend_name, sizeof(state->scope->backend_name), "%s",
 			 value);
@@ -477,7 +477,7 @@ static int daemon_key_value(struct parse_state *state, int key, const char *valu
 	case KEY_D_BACKEND:
 		if (!upcc_backend_name_valid(value))
 			return fail(state, state->line_no,
-				    "backend \"%s\": expected auto, fadvise, memcg, damon or dropcache",
+				    "backend \"%s\": expected auto, fadvise, damon, memcg or dropcache",
 				    value);
 		snprintf(config->backend_name, sizeof(config->backend_name), "%s", value);
 		return 0;

@@ -5,7 +5,7 @@
  *
  * Format (docs/upcd.md): ini-like, '#' or ';' comments, "key = value".
  * Keys before any section, or in [daemon], are daemon-wide:
- *     interval = 1s | 500ms | 2m      backend = auto|fadvise|memcg|damon|dropcache
+ *     interval = 1s | 500ms | 2m      backend = auto|fadvise|damon|memcg|dropcache
  *     allow_dropcache = yes|no        metrics = FILE       state = FILE
  * Each [scope NAME] section is one scope:
  *     type = system|node|cgroup|path  node = N  path = /abs/dir

@@ -66,7 +66,7 @@ static void usage(FILE *out)
 		"  --once               step until every scope is at or below its target,\n"
 		"                       or nothing more can be reclaimed, then exit\n"
 		"  --dry-run            decide and report, reclaim nothing\n"
-		"  --backend NAME       auto|fadvise|memcg|damon|dropcache (all scopes)\n"
+		"  --backend NAME       auto|fadvise|damon|memcg|dropcache (all scopes)\n"
 		"  --scope SPEC         system|node:N|cgroup:/PATH|path:/DIR (repeatable;\n"
 		"                       replaces the config file's scopes)\n"
 		"  --target AMOUNT      pages (1000), bytes (64M) or percent (1%%)\n"
@@ -162,7 +162,7 @@ static int apply_daemon_options(const struct upcd_options *options, struct upcc_
 				char *error, size_t error_len)
 {
 	if (options->backend && !upcc_backend_name_valid(options->backend)) {
-		snprintf(error, error_len, "--backend=%s: expected auto, fadvise, memcg, damon or dropcache",
+		snprintf(error, error_len, "--backend=%s: expected auto, fadvise, damon, memcg or dropcache",
 			 options->backend);
 		return -EINVAL;
 	}

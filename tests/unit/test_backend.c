@@ -287,6 +287,42 @@ static void test_auto_never_memcg(void **state)
 	assert_null(slurp(log_path, false));	/* probing wrote nothing */
 }
 
+/* The order bench/ measured (docs/bench.md): fadvise first wherever it can
+ * act, even where damon could; damon for what fadvise cannot aim at (a
+ * cgroup); memcg never.
+ */
+static void test_auto_order(void **state)
+{
+	struct upcc_backend backend = { 0 };
+	struct upcc_scope scope = scope_of(UPCC_SCOPE_SYSTEM, NULL);
+
+	(void)state;
+	fake("/sys/fs/cgroup/memory.reclaim", "");
+	fake("/sys/fs/cgroup/work/memory.reclaim", "");
+	fake_damon_tree("0\n");
+	setenv("UPCC_KERNEL_RELEASE", "6.15.2", 1);
+	assert_int_equal(upcc_backend_select(&backend, "auto", &scope), 0);
+	assert_ptr_equal(backend.ops, &upcc_backend_fadvise);
+	assert_int_equal(strncmp(backend.why, "auto: fadvise: ", 15), 0);
+	assert_non_null(strstr(backend.why, "passed over: none"));
+
+	scope = scope_of(UPCC_SCOPE_CGROUP, "/sys/fs/cgroup/work");
+	assert_int_equal(upcc_backend_select(&backend, "auto", &scope), 0);
+	assert_ptr_equal(backend.ops, &upcc_backend_damon);
+	assert_non_null(strstr(backend.why, "passed over: fadvise (a file's pages cannot"));
+	assert_null(strstr(backend.why, "memcg"));	/* never reached */
+	assert_null(slurp(log_path, false));		/* probing wrote nothing */
+
+	/* The registry lists them in that order, and auto_rank agrees. */
+	assert_ptr_equal(upcc_backends[0], &upcc_backend_fadvise);
+	assert_ptr_equal(upcc_backends[1], &upcc_backend_damon);
+	assert_ptr_equal(upcc_backends[2], &upcc_backend_memcg);
+	assert_ptr_equal(upcc_backends[3], &upcc_backend_dropcache);
+	assert_null(upcc_backends[4]);
+	for (int i = 0; upcc_backends[i]; i++)
+		assert_int_equal(upcc_backends[i]->auto_rank, i);
+}
+
 static unsigned int count_lines(const char *text, const char *line)
 {
 	unsigned int n = 0;
@@ -310,7 +346,7 @@ static void test_damon_sequence(void **state)
 	(void)state;
 	fake_damon_tree("0\n");
 	setenv("UPCC_KERNEL_RELEASE", "6.15.2", 1);
-	assert_int_equal(upcc_backend_select(&backend, "auto", &scope), 0);
+	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), 0);
 	assert_ptr_equal(backend.ops, &upcc_backend_damon);
 	assert_int_equal(backend.ops->init(&backend, &scope), 0);
 	assert_int_equal(backend.ops->reclaim(&backend, &scope, 409600 / (uint64_t)page,
@@ -421,7 +457,7 @@ static void test_fadvise_real(void **state)
 	scope = scope_of(UPCC_SCOPE_PATH, dir);
 	assert_int_equal(upcc_backend_select(&backend, "auto", &scope), 0);
 	assert_ptr_equal(backend.ops, &upcc_backend_fadvise);
-	assert_non_null(strstr(backend.why, "damon"));	/* said why not damon */
+	assert_non_null(strstr(backend.why, "auto: fadvise"));	/* first in auto order */
 	assert_int_equal(backend.ops->init(&backend, &scope), 0);
 	assert_int_equal(backend.ops->reclaim(&backend, &scope, 64, &result), 0);
 	assert_true(result.reclaimed_pages >= 64);
@@ -448,6 +484,7 @@ int main(void)
 		cmocka_unit_test_setup(test_memcg_sequence, per_test),
 		cmocka_unit_test_setup(test_memcg_refuses_dirty, per_test),
 		cmocka_unit_test_setup(test_auto_never_memcg, per_test),
+		cmocka_unit_test_setup(test_auto_order, per_test),
 		cmocka_unit_test_setup(test_damon_sequence, per_test),
 		cmocka_unit_test_setup(test_damon_cgroup_filter, per_test),
 		cmocka_unit_test_setup(test_damon_never_takes_over, per_test),
