@@ -5,7 +5,7 @@ set -eu
 cd "$(dirname "$0")/.."
 . kernel/VERSION
 packages=(
-	build-essential bc bison flex libelf-dev libssl-dev python3 rsync cpio kmod
+	build-essential bc bison flex libelf-dev libssl-dev python3 python3-ply python3-git rsync cpio kmod
 	ccache e2fsprogs util-linux busybox-static
 	libcmocka-dev valgrind pkg-config
 	qemu-system-x86 qemu-utils
