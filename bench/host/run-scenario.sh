@@ -55,7 +55,14 @@ qemu=$!
 "$hostsample" "$qemu" "$ram_mib" "$image" 500 "$outdir/host.tsv" \
 	"$outdir/ttyS1.raw" "$outdir/guest.tsv" &
 sampler=$!
-( sleep "$timeout_s"; kill "$qemu" 2>/dev/null ) &
+# The watchdog's own sleep must die with it: a leftover sleep would hold
+# the caller's stdout open (a make or CI pipe) for RUN_TIMEOUT seconds.
+(
+	trap 'kill $nap 2>/dev/null; exit 0' TERM
+	sleep "$timeout_s" &
+	nap=$!
+	wait $nap && kill "$qemu" 2>/dev/null
+) >/dev/null 2>&1 &
 watchdog=$!
 rc=0
 wait "$qemu" || rc=$?
