@@ -12,7 +12,9 @@
  * and damon_pa_pageout() reclaims with may_unmap=1.  So on older kernels
  * this backend does not probe as usable.  Dirty file pages are safe either
  * way: reclaim_pages() runs from kdamond, not kswapd, and shrink_folio_list()
- * never starts filesystem writeback outside kswapd.
+ * never starts filesystem writeback outside kswapd; nor does it wake the
+ * flusher, since it does not go through shrink_inactive_list(), whose
+ * wakeup_flusher_threads() is why memcg refuses to act on a dirty scope.
  *
  * DAMON belongs to whoever set it up first: if any kdamond exists
  * (nr_kdamonds != 0) the backend refuses and auto falls back.
