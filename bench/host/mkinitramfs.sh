@@ -10,7 +10,9 @@ top=$PWD
 out=${1:?usage: mkinitramfs.sh OUT.cpio.gz}
 
 die() { echo "mkinitramfs: $*" >&2; exit 1; }
-is_static() { file -L "$1" | grep -q 'statically linked'; }
+# No program interpreter = static (readelf is in binutils, build-essential).
+is_static() { ! readelf -l "$1" 2>/dev/null | grep -q 'Requesting program interpreter' &&
+	readelf -h "$1" >/dev/null 2>&1; }
 
 busybox=/bin/busybox
 [ -x "$busybox" ] && is_static "$busybox" || die "$busybox is not busybox-static (scripts/install-deps.sh)"
