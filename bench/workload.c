@@ -35,29 +35,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../src/cachestat.h"
 #include "../src/policy.h"
 
 #define STREAM_BUFFER_BYTES	(4u << 20)
 #define MAX_DIR_FILES		65536u
 #define MAPHOLD_TICK_MSEC	100
 
-/* glibc 2.36 has no cachestat(2) wrapper; the ABI is Linux 6.5's. */
-#ifndef __NR_cachestat
-#define __NR_cachestat 451
-#endif
-
-struct cachestat_range {
-	uint64_t off;
-	uint64_t len;
-};
-
-struct cachestat_result {
-	uint64_t nr_cache;
-	uint64_t nr_dirty;
-	uint64_t nr_writeback;
-	uint64_t nr_evicted;
-	uint64_t nr_recently_evicted;
-};
 
 static volatile sig_atomic_t stop_requested;
 static volatile sig_atomic_t report_requested;
@@ -168,11 +152,11 @@ struct residency {
 
 static int residency_by_cachestat(int fd, struct residency *res)
 {
-	struct cachestat_range range = { 0, 0 };	/* len 0: to end of file */
-	struct cachestat_result cs;
+	struct upcc_cachestat cs;
+	int err = upcc_cachestat_fd(fd, &cs);
 
-	if (syscall(__NR_cachestat, fd, &range, &cs, 0) != 0)
-		return -errno;
+	if (err)
+		return err;
 	res->cached_pages = cs.nr_cache;
 	res->dirty_pages = cs.nr_dirty;
 	res->writeback_pages = cs.nr_writeback;

@@ -13,7 +13,7 @@ CHECK_SUITES += kernel-functional kernel-functional-debug
 
 # Static: the guest root is busybox and nothing else.  policy.c supplies
 # the bound the kernel is checked against.
-$(KTEST): tests/kernel/ktest.c src/policy.c src/policy.h
+$(KTEST): tests/kernel/ktest.c src/policy.c src/policy.h src/cachestat.h
 	@mkdir -p $(@D)
 	$(CC) $(KTEST_CFLAGS) -static -o $@ tests/kernel/ktest.c src/policy.c
 

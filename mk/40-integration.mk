@@ -5,9 +5,9 @@
 CHECK_SUITES += integration
 .PHONY: integration
 
-$(BUILD)/integration/probe: tests/integration/probe.c
+$(BUILD)/integration/probe: tests/integration/probe.c src/cachestat.h
 	@mkdir -p $(@D)
-	$(CC) -std=c11 -Wall -Wextra -Werror -O2 -o $@ $<
+	$(CC) -std=c11 -Wall -Wextra -Werror -O2 -Isrc -o $@ $<
 
 $(BUILD)/integration/inventory-probe: tests/integration/inventory-probe.c $(BUILD)/libupcc.a
 	@mkdir -p $(@D)

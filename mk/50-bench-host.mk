@@ -17,9 +17,9 @@ export HOST_KERNEL
 .PHONY: host-e2e bench-host bench-host-deps bench-host-kernel
 CHECK_SUITES += host-e2e
 
-$(HOSTSAMPLE): bench/host/hostsample.c
+$(HOSTSAMPLE): bench/host/hostsample.c src/cachestat.h
 	@mkdir -p $(@D)
-	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -o $@ $<
+	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -Isrc -o $@ $<
 
 # Always run: the script itself decides (config key + incremental make)
 # whether anything needs rebuilding.

@@ -12,7 +12,7 @@ bench-workload: $(WORKLOAD)
 
 # policy.c is linked for upcc_unmapped_file_pages(): the sampler's unmapped
 # figure is the kernel's arithmetic, not a second copy of it.
-$(WORKLOAD): bench/workload.c src/policy.c src/policy.h
+$(WORKLOAD): bench/workload.c src/policy.c src/policy.h src/cachestat.h
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -static -o $@ bench/workload.c src/policy.c
 

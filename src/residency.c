@@ -6,6 +6,7 @@
 #define _GNU_SOURCE	/* O_NOATIME, O_PATH, getline, makedev */
 #endif
 #include "residency.h"
+#include "cachestat.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -14,24 +15,6 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-
-/* Debian 12's headers predate cachestat: carry its ABI (include/uapi/linux/mman.h). */
-#ifndef __NR_cachestat
-#define __NR_cachestat 451	/* the same number on every architecture */
-#endif
-
-struct upcc_cachestat_range {
-	uint64_t off;
-	uint64_t len;		/* 0 = to the end of the file */
-};
-
-struct upcc_cachestat {
-	uint64_t nr_cache;
-	uint64_t nr_dirty;
-	uint64_t nr_writeback;
-	uint64_t nr_evicted;
-	uint64_t nr_recently_evicted;
-};
 
 /* mincore works on a window at a time so a huge file costs neither a huge
  * address-space reservation nor a huge vector.
@@ -48,14 +31,6 @@ static long page_bytes(void)
 	return cached;
 }
 
-static int cachestat_call(int fd, struct upcc_cachestat *cs)
-{
-	struct upcc_cachestat_range range = { 0, 0 };
-
-	if (syscall(__NR_cachestat, (unsigned int)fd, &range, cs, 0u) < 0)
-		return -errno;
-	return 0;
-}
 
 static enum upcc_residency_method probe_method(void)
 {
@@ -65,7 +40,7 @@ static enum upcc_residency_method probe_method(void)
 	 * (ENOSYS) or one a seccomp filter refuses (EPERM: systemd versions
 	 * that do not know cachestat's name cannot allow it), without any file.
 	 */
-	if (cachestat_call(-1, &cs) == -EBADF)
+	if (upcc_cachestat_fd(-1, &cs) == -EBADF)
 		return UPCC_RESIDENCY_CACHESTAT;
 	return UPCC_RESIDENCY_MINCORE;
 }
@@ -98,7 +73,7 @@ static uint64_t pages_of(const struct stat *st)
 static int residency_cachestat(int fd, struct upcc_residency *res)
 {
 	struct upcc_cachestat cs;
-	int err = cachestat_call(fd, &cs);
+	int err = upcc_cachestat_fd(fd, &cs);
 
 	if (err)
 		return err;

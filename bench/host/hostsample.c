@@ -35,23 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
-/* glibc 2.36 has no cachestat(2) wrapper; the ABI is Linux 6.5's. */
-#ifndef __NR_cachestat
-#define __NR_cachestat 451
-#endif
-
-struct cachestat_range {
-	uint64_t off;
-	uint64_t len;
-};
-
-struct cachestat_result {
-	uint64_t nr_cache;
-	uint64_t nr_dirty;
-	uint64_t nr_writeback;
-	uint64_t nr_evicted;
-	uint64_t nr_recently_evicted;
-};
+#include "cachestat.h"
 
 struct sample {
 	uint64_t ram_rss_kb;
@@ -148,11 +132,10 @@ static uint64_t mincore_pages(int fd, uint64_t size)
 
 static uint64_t image_cache_kb(int fd)
 {
-	struct cachestat_range range = { 0, 0 };	/* len 0: to end of file */
-	struct cachestat_result result;
+	struct upcc_cachestat result;
 	struct stat st;
 
-	if (syscall(__NR_cachestat, fd, &range, &result, 0) == 0)
+	if (upcc_cachestat_fd(fd, &result) == 0)
 		return result.nr_cache * (uint64_t)(sysconf(_SC_PAGESIZE) / 1024);
 	if (fstat(fd, &st) != 0)
 		return 0;

@@ -28,28 +28,21 @@
 #include <time.h>
 #include <unistd.h>
 
-struct cs_range {
-	uint64_t off, len;
-};
+#include "cachestat.h"
 
-struct cs {
-	uint64_t nr_cache, nr_dirty, nr_writeback, nr_evicted, nr_recently_evicted;
-};
-
-static int measure(const char *path, struct cs *out)
+static int measure(const char *path, struct upcc_cachestat *out)
 {
-	struct cs_range range = { 0, 0 };
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	long rc;
+	int err;
 
 	if (fd < 0) {
 		fprintf(stderr, "probe: %s: %s\n", path, strerror(errno));
 		return -1;
 	}
-	rc = syscall(451, fd, &range, out, 0);
+	err = upcc_cachestat_fd(fd, out);
 	close(fd);
-	if (rc < 0) {
-		fprintf(stderr, "probe: cachestat %s: %s\n", path, strerror(errno));
+	if (err) {
+		fprintf(stderr, "probe: cachestat %s: %s\n", path, strerror(-err));
 		return -1;
 	}
 	return 0;
@@ -57,7 +50,7 @@ static int measure(const char *path, struct cs *out)
 
 static int cmd_stat(int argc, char **argv, int sum)
 {
-	struct cs total = { 0 }, one;
+	struct upcc_cachestat total = { 0 }, one;
 
 	for (int i = 0; i < argc; i++) {
 		if (measure(argv[i], &one))

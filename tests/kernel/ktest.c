@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cachestat.h"
 #include "policy.h"
 
 /* -DSYSCTL_DIR=... points a development build at fake files. */
@@ -49,23 +50,6 @@
 #define TOGGLE_PHASE_MS		3000
 #define MAX_SAMPLES		20000	/* 200 s at 10 ms */
 
-#ifndef __NR_cachestat
-#define __NR_cachestat 451	/* x86_64 and UML on x86_64 */
-#endif
-
-/* The uapi struct of cachestat(2); Debian 12's headers predate it. */
-struct cachestat_range_arg {
-	uint64_t off;
-	uint64_t len;
-};
-
-struct cachestat_result {
-	uint64_t nr_cache;
-	uint64_t nr_dirty;
-	uint64_t nr_writeback;
-	uint64_t nr_evicted;
-	uint64_t nr_recently_evicted;
-};
 
 /* The series' /proc/vmstat counters (issue 2, fixed by the lead). */
 enum control_counter {
@@ -424,17 +408,20 @@ static int write_file(const char *path, uint64_t mib, bool keep_dirty)
 	return close(fd);
 }
 
-static int file_cachestat(const char *path, struct cachestat_result *cs)
+static int file_cachestat(const char *path, struct upcc_cachestat *cs)
 {
-	struct cachestat_range_arg range = { 0, 0 };	/* 0 = to the end */
-	int fd, ret;
+	int fd, err;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	ret = (int)syscall(__NR_cachestat, fd, &range, cs, 0);
+	err = upcc_cachestat_fd(fd, cs);
 	close(fd);
-	return ret;
+	if (err) {
+		errno = -err;
+		return -1;
+	}
+	return 0;
 }
 
 struct mapped_file {
@@ -799,14 +786,14 @@ static void check_mapping(const struct stream_run *run)
 	       run->opts->mmap_path, min_resident, run->mapping.pages);
 }
 
-static void check_dirty(const struct stream_run *run, const struct cachestat_result *before)
+static void check_dirty(const struct stream_run *run, const struct upcc_cachestat *before)
 {
 	const struct stream_opts *o = run->opts;
 	const struct vm_sample *first = &run->samples[0];
 	const struct vm_sample *last = &run->samples[run->nr_samples - 1];
 	uint64_t steal = last->counters[CTR_STEAL] - first->counters[CTR_STEAL];
 	uint64_t written = last->nr_written - first->nr_written;
-	struct cachestat_result after;
+	struct upcc_cachestat after;
 	char name[160];
 
 	if (!o->dirty_path)
@@ -922,7 +909,7 @@ static int plan_toggle(struct stream_run *run)
 }
 
 /* Everything a stream needs before the reader starts: mapping, dirty file. */
-static int prepare_stream(struct stream_run *run, struct cachestat_result *dirty_before)
+static int prepare_stream(struct stream_run *run, struct upcc_cachestat *dirty_before)
 {
 	const struct stream_opts *o = run->opts;
 	char name[160];
@@ -967,7 +954,7 @@ static int prepare_stream(struct stream_run *run, struct cachestat_result *dirty
 static int run_stream(const struct stream_opts *o)
 {
 	struct stream_run run = { .opts = o };
-	struct cachestat_result dirty_before = { 0 };
+	struct upcc_cachestat dirty_before = { 0 };
 	int64_t deadline = 0;
 	int report_fd, i, ret;
 	pid_t reader;
