@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <cmocka.h>
 
@@ -220,6 +221,117 @@ static void test_pseudo_magics(void **state)
 	assert_false(upcc_fs_is_pseudo(0x58465342));	/* xfs */
 }
 
+/* What an initramfs guest with a disk on /data shows, plus odd lines. */
+static const char mountinfo_text[] =
+	"1 1 0:2 / / rw - rootfs rootfs rw\n"				/* initramfs root */
+	"20 1 0:20 / /proc rw,nosuid shared:5 - proc proc rw\n"
+	"21 1 0:21 / /sys rw shared:6 master:1 - sysfs sysfs rw\n"	/* two optional fields */
+	"22 1 0:5 / /dev rw - devtmpfs devtmpfs rw,size=10k\n"
+	"23 1 0:22 / /run rw - tmpfs tmpfs rw\n"
+	"30 1 254:16 / /data rw,relatime shared:7 - ext4 /dev/vdb rw\n"
+	"31 1 254:16 / /data2 rw - ext4 /dev/vdb rw\n"			/* bind of / again */
+	"32 1 254:16 /srv /my\\040srv rw - ext4 /dev/vdb rw\n"		/* bind of a subtree */
+	"33 1 254:32 / /mnt/usb\\040key rw - vfat /dev/sdb1 rw\n"
+	"34 1 0:40 / /merged rw - overlay overlay rw,lowerdir=/a\n"
+	"35 1 0:41 / /net rw - nfs4 server:/export rw\n"
+	"36 1 0:42 / /home/u/sshfs rw - fuse.sshfs u@h: rw\n"
+	"37 1 0:43 / /pool rw - zfs tank/data rw\n"			/* source not a path */
+	"38 1 7:0 / /snap/core rw - squashfs /dev/loop0 ro\n"
+	"39 1 0:44 / /weird rw - mystery none rw\n"			/* unknown, no device */
+	"garbage\n"
+	"40 1 nodev / /x rw - ext4 /dev/vdc rw\n"			/* bad major:minor */
+	"41 1 8:1 / /nosep rw ext4 /dev/sda1 rw\n"			/* no " - " */
+	"42 1 8:2 / /short rw - ext4";					/* no source, no newline */
+
+static void test_mounts_parse(void **state)
+{
+	struct upcc_mount_list list = { 0 };
+
+	(void)state;
+	assert_int_equal(upcc_mounts_parse(&list, mountinfo_text), 0);
+	assert_int_equal(list.count, 5);
+	assert_string_equal(list.mounts[0].mount_point, "/data");
+	assert_true(list.mounts[0].dev == makedev(254, 16));
+	assert_string_equal(list.mounts[0].root, "/");
+	assert_string_equal(list.mounts[0].fstype, "ext4");
+	assert_string_equal(list.mounts[0].source, "/dev/vdb");
+	/* /data2 shows the same filesystem and subtree as /data: walked once. */
+	assert_string_equal(list.mounts[1].mount_point, "/my srv");
+	assert_string_equal(list.mounts[1].root, "/srv");
+	assert_string_equal(list.mounts[2].mount_point, "/mnt/usb key");
+	assert_string_equal(list.mounts[2].fstype, "vfat");
+	assert_string_equal(list.mounts[3].mount_point, "/pool");
+	assert_string_equal(list.mounts[4].mount_point, "/snap/core");
+	assert_int_equal(list.skipped, 14);
+	upcc_mounts_free(&list);
+
+	/* Nothing local at all is an empty list, not an error. */
+	assert_int_equal(upcc_mounts_parse(&list, "1 1 0:2 / / rw - rootfs rootfs rw\n"), 0);
+	assert_int_equal(list.count, 0);
+	assert_int_equal(upcc_mounts_parse(&list, ""), 0);
+	assert_int_equal(list.count, 0);
+	upcc_mounts_free(&list);
+}
+
+static void test_mount_rules(void **state)
+{
+	(void)state;
+	assert_true(upcc_mount_is_local_disk("ext4", "/dev/vda"));
+	assert_true(upcc_mount_is_local_disk("xfs", "/dev/mapper/vg-root"));
+	assert_true(upcc_mount_is_local_disk("btrfs", "none"));		/* known type */
+	assert_true(upcc_mount_is_local_disk("someblockfs", "/dev/sdz9"));	/* a device */
+	assert_false(upcc_mount_is_local_disk("tmpfs", "/dev/shm"));	/* type wins */
+	assert_false(upcc_mount_is_local_disk("ramfs", "ramfs"));
+	assert_false(upcc_mount_is_local_disk("overlay", "overlay"));
+	assert_false(upcc_mount_is_local_disk("fuseblk", "/dev/sdb1"));
+	assert_false(upcc_mount_is_local_disk("nfs", "host:/x"));
+	assert_false(upcc_mount_is_local_disk("cifs", "//host/share"));
+	assert_false(upcc_mount_is_local_disk("virtiofs", "share"));
+	assert_false(upcc_mount_is_local_disk("mystery", "none"));
+	assert_false(upcc_mount_is_local_disk("", "/dev/sda"));
+	assert_false(upcc_mount_is_local_disk(NULL, "/dev/sda"));
+}
+
+/* Loading keeps only mount points that stat to the listed device here:
+ * the test's own directory, not one whose device is wrong or missing.
+ */
+static void test_mounts_load_fixture(void **state)
+{
+	char fixture[PATH_MAX + 32], text[8 * PATH_MAX], sub[PATH_MAX + 8];
+	struct upcc_mount_list list;
+	struct stat st;
+
+	(void)state;
+	assert_int_equal(stat(tree, &st), 0);
+	snprintf(sub, sizeof(sub), "%s/a", tree);
+	snprintf(text, sizeof(text),
+		 "1 0 %u:%u / %s rw - ext4 /dev/test rw\n"
+		 "2 0 %u:%u /a %s rw - ext4 /dev/test rw\n"
+		 "3 0 %u:%u / %s/nonexistent rw - ext4 /dev/test rw\n"
+		 "4 0 %u:%u /other %s rw - ext4 /dev/other rw\n"
+		 "5 0 0:99 / /proc rw - proc proc rw\n",
+		 major(st.st_dev), minor(st.st_dev), tree, major(st.st_dev), minor(st.st_dev), sub,
+		 major(st.st_dev), minor(st.st_dev), tree,
+		 major(st.st_dev) + 1, minor(st.st_dev), tree);
+	snprintf(fixture, sizeof(fixture), "%s/mountinfo", outside);
+	assert_int_equal(ua_write_file(fixture, text), 0);
+	assert_int_equal(upcc_mounts_load(&list, fixture), 0);
+	assert_int_equal(list.count, 2);
+	assert_string_equal(list.mounts[0].mount_point, tree);
+	assert_string_equal(list.mounts[1].mount_point, sub);
+	assert_int_equal(list.skipped, 3);	/* missing, wrong device, proc */
+	upcc_mounts_free(&list);
+
+	setenv("UPCC_MOUNTINFO", fixture, 1);
+	assert_int_equal(upcc_mounts_load(&list, NULL), 0);
+	unsetenv("UPCC_MOUNTINFO");
+	assert_int_equal(list.count, 2);
+	upcc_mounts_free(&list);
+	snprintf(fixture, sizeof(fixture), "%s/no-such-mountinfo", outside);
+	assert_int_equal(upcc_mounts_load(&list, fixture), -ENOENT);
+	assert_int_equal(list.count, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -230,6 +342,9 @@ int main(void)
 		cmocka_unit_test(test_single_file_root),
 		cmocka_unit_test(test_open_regular),
 		cmocka_unit_test(test_pseudo_magics),
+		cmocka_unit_test(test_mounts_parse),
+		cmocka_unit_test(test_mount_rules),
+		cmocka_unit_test(test_mounts_load_fixture),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
