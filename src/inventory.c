@@ -287,73 +287,146 @@ static void rebuild_index(struct upcc_inventory *inv)
 
 /* ---- fanotify learning ------------------------------------------------- */
 
-static void fanotify_start(struct upcc_inventory *inv)
+static void fan_why(struct upcc_inventory *inv, const char *root, const char *what, int err)
 {
 	struct upcc_inventory_fanotify *fan = &inv->fan;
-	struct stat st, parent;
-	struct statfs sfs;
 
-	fan->need_walk = true;
-	if (getenv("UPCC_NO_FANOTIFY")) {
-		snprintf(fan->why, sizeof(fan->why), "disabled by UPCC_NO_FANOTIFY");
-		return;
-	}
-	fan->mount_fd = open(inv->root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fan->mount_fd < 0 || fstat(fan->mount_fd, &st) < 0 || fstatfs(fan->mount_fd, &sfs) < 0 ||
-	    upcc_fs_is_pseudo((int64_t)sfs.f_type)) {
-		snprintf(fan->why, sizeof(fan->why), "root not a directory on a real filesystem");
-		goto fail;
-	}
-	fan->dev = st.st_dev;
-	/*
-	 * A filesystem-wide mark reports every close on the filesystem; for a
-	 * tree that is only part of it, opening each reported file just to
-	 * learn it is elsewhere costs more than the walk saves (measured: 10 s
-	 * per refresh on this busy host).  So only a tree that is a whole
-	 * filesystem (its root a mount point, or /) is learnt by fanotify.
-	 */
-	if (fstatat(fan->mount_fd, "..", &parent, 0) < 0 ||
-	    (parent.st_dev == st.st_dev && parent.st_ino != st.st_ino)) {
-		snprintf(fan->why, sizeof(fan->why), "root is not a mount point");
-		goto fail;
-	}
-	if (!realpath(inv->root, fan->root)) {
-		snprintf(fan->why, sizeof(fan->why), "realpath: %s", strerror(errno));
-		goto fail;
-	}
-	/* FID reports (5.1+) carry a handle, not an fd: no open of the file
-	 * is made by the kernel on our behalf; the filesystem-wide mark (4.20+,
-	 * CAP_SYS_ADMIN) covers files opened anywhere on it.
-	 */
-	fan->fd = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_FID | FAN_NONBLOCK | FAN_CLOEXEC,
-				O_RDONLY | O_LARGEFILE);
-	if (fan->fd < 0) {
-		snprintf(fan->why, sizeof(fan->why), "fanotify_init: %s", strerror(errno));
-		goto fail;
-	}
-	if (fanotify_mark(fan->fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_CLOSE, AT_FDCWD,
-			  inv->root) < 0) {
-		snprintf(fan->why, sizeof(fan->why), "fanotify_mark: %s", strerror(errno));
-		goto fail;
-	}
-	return;
-fail:
-	if (fan->fd >= 0)
-		close(fan->fd);
-	if (fan->mount_fd >= 0)
-		close(fan->mount_fd);
-	fan->fd = fan->mount_fd = -1;
+	if (fan->why[0])
+		return;		/* the first reason is the one worth reading */
+	if (err)
+		snprintf(fan->why, sizeof(fan->why), "%.40s: %s: %s", root, what, strerror(err));
+	else
+		snprintf(fan->why, sizeof(fan->why), "%.40s: %s", root, what);
 }
 
-/* Is @path inside the inventory's root? */
-static bool in_tree(const struct upcc_inventory *inv, const char *path)
+/* A root that is a whole filesystem's mount point (or /)? */
+static bool is_mount_point(int dir_fd, const struct stat *st)
 {
-	const char *root = inv->fan.root;
+	struct stat parent;
+
+	return fstatat(dir_fd, "..", &parent, 0) == 0 &&
+	       (parent.st_dev != st->st_dev || parent.st_ino == st->st_ino);
+}
+
+static const struct upcc_inventory_root *marked_root_of(const struct upcc_inventory *inv, dev_t dev)
+{
+	for (size_t i = 0; i < inv->nr_roots; i++)
+		if (inv->roots[i].marked && inv->roots[i].dev == dev)
+			return &inv->roots[i];
+	return NULL;
+}
+
+/* FID reports (5.1+) carry a handle, not an fd: no open of the file is made
+ * by the kernel on our behalf; the filesystem-wide mark (4.20+,
+ * CAP_SYS_ADMIN) covers files opened anywhere on it.
+ */
+static bool fanotify_group(struct upcc_inventory *inv, const char *root)
+{
+	if (inv->fan.fd >= 0)
+		return true;
+	inv->fan.fd = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_FID | FAN_NONBLOCK | FAN_CLOEXEC,
+				    O_RDONLY | O_LARGEFILE);
+	if (inv->fan.fd < 0) {
+		fan_why(inv, root, "fanotify_init", errno);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Mark @r's filesystem (once per filesystem).  A filesystem-wide mark
+ * reports every close on it; for a path scope tree that is only part of
+ * one, opening each reported file just to learn it is elsewhere costs more
+ * than the walk saves (measured: 10 s per refresh on a busy host), so such
+ * a tree is only walked.  The system scope's roots are mount points, but a
+ * fixture's may not be; a bind mount of a marked filesystem needs no mark
+ * of its own.
+ */
+static void fanotify_mark_root(struct upcc_inventory *inv, struct upcc_inventory_root *r)
+{
+	struct statfs sfs;
+	struct stat st;
+
+	r->mount_fd = open(r->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (r->mount_fd < 0 || fstat(r->mount_fd, &st) < 0 || fstatfs(r->mount_fd, &sfs) < 0 ||
+	    upcc_fs_is_pseudo((int64_t)sfs.f_type) || st.st_dev != r->dev) {
+		fan_why(inv, r->path, "not a directory on a real filesystem", 0);
+		goto fail;
+	}
+	memcpy(r->fsid, &sfs.f_fsid, sizeof(r->fsid));
+	if (marked_root_of(inv, r->dev)) {
+		r->marked = true;	/* a bind mount of a filesystem marked already */
+		return;
+	}
+	if (!is_mount_point(r->mount_fd, &st)) {
+		fan_why(inv, r->path, "root is not a mount point", 0);
+		goto fail;
+	}
+	if (!fanotify_group(inv, r->path))
+		goto fail;
+	if (fanotify_mark(inv->fan.fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_CLOSE, r->mount_fd,
+			  NULL) < 0) {
+		fan_why(inv, r->path, "fanotify_mark", errno);
+		goto fail;
+	}
+	r->marked = true;
+	return;
+fail:
+	if (r->mount_fd >= 0)
+		close(r->mount_fd);
+	r->mount_fd = -1;
+}
+
+static void fanotify_start(struct upcc_inventory *inv)
+{
+	bool any = false;
+
+	inv->fan.need_walk = true;
+	if (getenv("UPCC_NO_FANOTIFY")) {
+		snprintf(inv->fan.why, sizeof(inv->fan.why), "disabled by UPCC_NO_FANOTIFY");
+		return;
+	}
+	for (size_t i = 0; i < inv->nr_roots; i++) {
+		fanotify_mark_root(inv, &inv->roots[i]);
+		any |= inv->roots[i].marked;
+	}
+	if (!any && inv->fan.fd >= 0) {
+		close(inv->fan.fd);
+		inv->fan.fd = -1;
+	}
+	if (!inv->nr_roots)
+		snprintf(inv->fan.why, sizeof(inv->fan.why), "no filesystem to mark");
+}
+
+/* Is @path inside @root? */
+static bool in_tree(const char *root, const char *path)
+{
 	size_t len = strlen(root);
 
 	if (len == 1 && root[0] == '/')
 		return path[0] == '/';
 	return strncmp(path, root, len) == 0 && (path[len] == '/' || path[len] == '\0');
+}
+
+/* Is the file at @path (on @dev) inside a marked root? */
+static bool in_marked_tree(const struct upcc_inventory *inv, dev_t dev, const char *path)
+{
+	for (size_t i = 0; i < inv->nr_roots; i++)
+		if (inv->roots[i].marked && inv->roots[i].dev == dev &&
+		    in_tree(inv->roots[i].path, path))
+			return true;
+	return false;
+}
+
+/* The marked root an event's filesystem id names (its handle opens there). */
+static const struct upcc_inventory_root *root_of_fsid(const struct upcc_inventory *inv,
+						      const char *fsid)
+{
+	for (size_t i = 0; i < inv->nr_roots; i++)
+		if (inv->roots[i].marked && inv->roots[i].mount_fd >= 0 &&
+		    memcmp(inv->roots[i].fsid, fsid, sizeof(inv->roots[i].fsid)) == 0)
+			return &inv->roots[i];
+	return NULL;
 }
 
 static int measure_and_note(struct upcc_inventory *inv, int fd, const struct stat *st,
@@ -362,8 +435,10 @@ static int measure_and_note(struct upcc_inventory *inv, int fd, const struct sta
 /* One FID record: open the inode O_PATH by handle, prove it is a regular
  * file in our tree, then measure it.
  */
-static void learn_handle(struct upcc_inventory *inv, const char *raw, size_t raw_len)
+static void learn_handle(struct upcc_inventory *inv, const char *fsid, const char *raw,
+			 size_t raw_len)
 {
+	const struct upcc_inventory_root *root = root_of_fsid(inv, fsid);
 	union {
 		struct file_handle fh;
 		char bytes[sizeof(struct file_handle) + MAX_HANDLE_SZ];
@@ -373,10 +448,10 @@ static void learn_handle(struct upcc_inventory *inv, const char *raw, size_t raw
 	ssize_t len;
 	int path_fd, fd;
 
-	if (raw_len > sizeof(handle))
+	if (!root || raw_len > sizeof(handle))
 		return;
 	memcpy(handle.bytes, raw, raw_len);
-	path_fd = open_by_handle_at(inv->fan.mount_fd, &handle.fh, O_PATH | O_CLOEXEC);
+	path_fd = open_by_handle_at(root->mount_fd, &handle.fh, O_PATH | O_CLOEXEC);
 	if (path_fd < 0)
 		return;		/* deleted since, or not ours to open */
 	fd = upcc_open_regular_path_fd(path_fd, &st);
@@ -387,7 +462,7 @@ static void learn_handle(struct upcc_inventory *inv, const char *raw, size_t raw
 	len = readlink(proc_path, path, sizeof(path) - 1);
 	if (len > 0) {
 		path[len] = '\0';
-		if (st.st_dev == inv->fan.dev && in_tree(inv, path) &&
+		if (in_marked_tree(inv, st.st_dev, path) &&
 		    measure_and_note(inv, fd, &st, path, true) == 0)
 			inv->fan.learned++;
 	}
@@ -446,7 +521,8 @@ static void read_event(struct upcc_inventory *inv, const char *event, size_t eve
 			if (fh.handle_bytes <= MAX_HANDLE_SZ &&
 			    handle_off + sizeof(fh) + fh.handle_bytes <= hdr.len &&
 			    !seen_recently(info + handle_off, sizeof(fh) + fh.handle_bytes))
-				learn_handle(inv, info + handle_off, sizeof(fh) + fh.handle_bytes);
+				learn_handle(inv, info + offsetof(struct fanotify_event_info_fid, fsid),
+					     info + handle_off, sizeof(fh) + fh.handle_bytes);
 		}
 		info += hdr.len;
 	}
@@ -487,28 +563,99 @@ static void drain_events(struct upcc_inventory *inv)
 	}
 }
 
-int upcc_inventory_init(struct upcc_inventory *inv, const char *root, bool cross_mounts,
-			size_t capacity)
+/* The table, empty, with no roots yet. */
+static int inventory_alloc(struct upcc_inventory *inv, size_t capacity)
 {
-	memset(inv, 0, sizeof(*inv));
-	if (!root || strlen(root) >= sizeof(inv->root))
-		return -EINVAL;
 	if (!capacity)
 		capacity = UPCC_INVENTORY_DEFAULT_CAPACITY;
 	if (capacity > (1u << 30))
 		return -EINVAL;
-	strcpy(inv->root, root);
-	inv->walk_options.cross_mounts = cross_mounts;
 	inv->capacity = capacity;
 	inv->nr_slots = 1;
 	while (inv->nr_slots < 2 * capacity)
 		inv->nr_slots <<= 1;
-	inv->fan.fd = inv->fan.mount_fd = -1;
+	inv->fan.fd = -1;
 	inv->entries = calloc(capacity, sizeof(*inv->entries));
 	inv->slots = calloc(inv->nr_slots, sizeof(*inv->slots));
 	if (!inv->entries || !inv->slots) {
 		upcc_inventory_fini(inv);
 		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Add a root by its resolved path; a path that does not resolve (gone
+ * since mountinfo was read) is left out, as is one whose device changed.
+ */
+static int add_root(struct upcc_inventory *inv, const char *path, dev_t dev, bool check_dev)
+{
+	struct upcc_inventory_root *roots, *r;
+	char *real = realpath(path, NULL);
+	struct stat st;
+
+	if (!real)
+		return errno == ENOMEM ? -ENOMEM : 0;
+	if (stat(real, &st) < 0 || (check_dev && st.st_dev != dev)) {
+		free(real);
+		return 0;
+	}
+	roots = realloc(inv->roots, (inv->nr_roots + 1) * sizeof(*roots));
+	if (!roots) {
+		free(real);
+		return -ENOMEM;
+	}
+	inv->roots = roots;
+	r = &roots[inv->nr_roots++];
+	memset(r, 0, sizeof(*r));
+	r->path = real;
+	r->dev = st.st_dev;
+	r->mount_fd = -1;
+	return 0;
+}
+
+int upcc_inventory_init(struct upcc_inventory *inv, const char *root, bool cross_mounts,
+			size_t capacity)
+{
+	int err;
+
+	memset(inv, 0, sizeof(*inv));
+	if (!root || strlen(root) >= sizeof(inv->root))
+		return -EINVAL;
+	err = inventory_alloc(inv, capacity);
+	if (err)
+		return err;
+	strcpy(inv->root, root);
+	inv->walk_options.cross_mounts = cross_mounts;
+	/* The walk itself reports a root that is not there: keep the path
+	 * scope's behaviour (an error from refresh), so only fanotify needs
+	 * the resolved root.
+	 */
+	err = add_root(inv, root, 0, false);
+	if (err) {
+		upcc_inventory_fini(inv);
+		return err;
+	}
+	fanotify_start(inv);
+	return 0;
+}
+
+int upcc_inventory_init_mounts(struct upcc_inventory *inv, const struct upcc_mount_list *mounts,
+			       size_t capacity)
+{
+	int err;
+
+	memset(inv, 0, sizeof(*inv));
+	err = inventory_alloc(inv, capacity);
+	if (err)
+		return err;
+	strcpy(inv->root, "mounts");
+	inv->from_mounts = true;
+	inv->walk_options.cross_mounts = false;	/* every mount is a root of its own */
+	for (size_t i = 0; i < mounts->count && !err; i++)
+		err = add_root(inv, mounts->mounts[i].mount_point, mounts->mounts[i].dev, true);
+	if (err) {
+		upcc_inventory_fini(inv);
+		return err;
 	}
 	fanotify_start(inv);
 	return 0;
@@ -518,8 +665,12 @@ void upcc_inventory_fini(struct upcc_inventory *inv)
 {
 	if (inv->fan.fd >= 0)
 		close(inv->fan.fd);
-	if (inv->fan.mount_fd >= 0)
-		close(inv->fan.mount_fd);
+	for (size_t i = 0; i < inv->nr_roots; i++) {
+		if (inv->roots[i].mount_fd >= 0)
+			close(inv->roots[i].mount_fd);
+		free(inv->roots[i].path);
+	}
+	free(inv->roots);
 	for (size_t i = 0; i < inv->count; i++)
 		free(inv->entries[i].path);
 	free(inv->entries);
@@ -709,13 +860,47 @@ static void remeasure_known(struct upcc_inventory *inv)
 	}
 }
 
-static int walk_refresh(struct upcc_inventory *inv)
+static void add_walk_stats(struct upcc_walk_stats *sum, const struct upcc_walk_stats *one)
 {
-	int err = upcc_walk(inv->root, &inv->walk_options, refresh_one, inv, &inv->last.walk);
+	sum->files += one->files;
+	sum->dirs += one->dirs;
+	sum->skipped_special += one->skipped_special;
+	sum->skipped_mounts += one->skipped_mounts;
+	sum->skipped_pseudo += one->skipped_pseudo;
+	sum->skipped_depth += one->skipped_depth;
+	sum->skipped_raced += one->skipped_raced;
+	sum->errors += one->errors;
+}
 
-	if (err)
-		return err < 0 ? err : -ENOMEM;
-	inv->walks++;
+/* Walk the path scope's root, or each mount (@all_roots) or only those
+ * fanotify does not watch.  A mount that cannot be walked any more
+ * (unmounted since) is counted and passed over; the path scope's root
+ * failing is the refresh's error, as before.
+ */
+static int walk_refresh(struct upcc_inventory *inv, bool all_roots)
+{
+	const char *single[] = { inv->root };
+	size_t nr = inv->from_mounts ? inv->nr_roots : 1, walked = 0;
+
+	for (size_t i = 0; i < nr; i++) {
+		const char *root = inv->from_mounts ? inv->roots[i].path : single[0];
+		struct upcc_walk_stats stats;
+		int err;
+
+		if (inv->from_mounts && !all_roots && inv->roots[i].marked)
+			continue;
+		walked++;
+		err = upcc_walk(root, &inv->walk_options, refresh_one, inv, &stats);
+		add_walk_stats(&inv->last.walk, &stats);
+		if (err > 0)
+			return -ENOMEM;
+		if (err < 0 && !inv->from_mounts)
+			return err;
+		if (err < 0)
+			inv->root_errors++;
+	}
+	if (walked)
+		inv->walks++;
 	return 0;
 }
 
@@ -734,11 +919,15 @@ int upcc_inventory_refresh(struct upcc_inventory *inv)
 	if (fan->fd >= 0)
 		drain_events(inv);	/* may set need_walk on overflow */
 	if (fan->fd < 0 || fan->need_walk || inv->scan % UPCC_INVENTORY_REWALK_EVERY == 0) {
-		err = walk_refresh(inv);
+		err = walk_refresh(inv, true);
 		if (err)
 			return err;
 		fan->need_walk = false;
 	} else {
+		/* Mounts fanotify could not mark are still walked every time. */
+		err = inv->from_mounts ? walk_refresh(inv, false) : 0;
+		if (err)
+			return err;
 		remeasure_known(inv);
 	}
 	drop_stale(inv);

@@ -71,29 +71,42 @@ struct upcc_inventory_totals {
 	struct upcc_walk_stats walk;
 };
 
-/* fanotify learning: a file-system-wide mark on the root's filesystem
+/* One tree the inventory walks: the path scope's root, or one local disk
+ * mount of the system scope (walked as its own root, never across mounts).
+ */
+struct upcc_inventory_root {
+	char *path;			/* realpath: fanotify events give absolute paths */
+	dev_t dev;
+	int mount_fd;			/* the root, for open_by_handle_at; -1 */
+	int32_t fsid[2];		/* statfs f_fsid: which root an event's handle is for */
+	bool marked;			/* its filesystem has our fanotify mark */
+};
+
+/* fanotify learning: a file-system-wide mark on each root's filesystem
  * reports every close with a file handle, so files opened after the first
- * walk are learned without walking again.  -1 fds when unavailable.
+ * walk are learned without walking again.  fd -1 when unavailable.
  */
 struct upcc_inventory_fanotify {
 	int fd;				/* fanotify group, FAN_REPORT_FID */
-	int mount_fd;			/* the root, for open_by_handle_at */
-	dev_t dev;			/* the marked filesystem */
 	uint64_t events;		/* close events read */
 	uint64_t learned;		/* of those, files in the tree noted */
 	uint64_t overflows;		/* queue overflows: the next refresh walks */
 	bool need_walk;
-	char root[PATH_MAX];		/* realpath of the root: events give absolute paths */
-	char why[96];			/* why not, when fd < 0 */
+	char why[96];			/* why not (or not for every root) */
 };
 
 /* Walk anyway every this many refreshes: a file kept open and read for
  * long sends no close event, and other filesystems are not marked.
+ * Roots whose filesystem could not be marked are walked every refresh.
  */
 #define UPCC_INVENTORY_REWALK_EVERY	64u
 
 struct upcc_inventory {
-	char root[PATH_MAX];
+	char root[PATH_MAX];		/* the path scope's root, or "mounts" */
+	struct upcc_inventory_root *roots;
+	size_t nr_roots;
+	bool from_mounts;		/* roots are the system scope's mounts */
+	uint64_t root_errors;		/* system scope: mounts that failed to walk */
 	struct upcc_walk_options walk_options;
 	size_t capacity;
 	size_t count;
@@ -114,6 +127,14 @@ struct upcc_inventory {
  */
 int upcc_inventory_init(struct upcc_inventory *inv, const char *root, bool cross_mounts,
 			size_t capacity);
+
+/* The system and node scopes: one root per mount of @mounts (see
+ * upcc_mounts_load), each walked without crossing into other mounts, each
+ * filesystem fanotify-marked once.  No mounts is not an error: the
+ * inventory is then empty.  0 or -errno.
+ */
+int upcc_inventory_init_mounts(struct upcc_inventory *inv, const struct upcc_mount_list *mounts,
+			       size_t capacity);
 void upcc_inventory_fini(struct upcc_inventory *inv);
 
 /* Update the table and inv->last: the first refresh (and every

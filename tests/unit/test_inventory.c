@@ -318,6 +318,65 @@ static void test_path_sample(void **state)
 	assert_int_equal(upcc_path_sample(&scope, &sample), -EMEDIUMTYPE);
 }
 
+/* The system scope's inventory: each listed mount is a root of its own,
+ * walked once per refresh; a mount that is gone is left out; none at all is
+ * an empty inventory, not an error.  The "mounts" are the test's own
+ * directories (a fixture mountinfo naming them), so nothing else is read.
+ */
+static void test_mounts_inventory(void **state)
+{
+	char text[8 * PATH_MAX], one[PATH_MAX + 16], two[PATH_MAX + 16], file[PATH_MAX + 32];
+	struct upcc_mount_list mounts = { 0 };
+	struct upcc_inventory inv;
+	struct stat st;
+	unsigned int maj, min;
+
+	(void)state;
+	snprintf(one, sizeof(one), "%s/disk1", tree);
+	snprintf(two, sizeof(two), "%s/disk 2", tree);
+	assert_int_equal(ua_mkdir_p(one), 0);
+	assert_int_equal(ua_mkdir_p(two), 0);
+	snprintf(file, sizeof(file), "%s/f", one);
+	assert_int_equal(ua_cached_file(file, 16, 1), 0);
+	snprintf(file, sizeof(file), "%s/g", two);
+	assert_int_equal(ua_cached_file(file, 8, 1), 0);
+	assert_int_equal(stat(tree, &st), 0);
+	maj = major(st.st_dev);
+	min = minor(st.st_dev);
+	snprintf(text, sizeof(text),
+		 "1 0 %u:%u /disk1 %s rw - ext4 /dev/t rw\n"
+		 "2 0 %u:%u /disk1 %s rw - ext4 /dev/t rw\n"		/* bind: once */
+		 "3 0 %u:%u /disk\\0402 %s/disk\\0402 rw - ext4 /dev/t rw\n"
+		 "4 0 %u:%u /gone %s/gone rw - ext4 /dev/t rw\n"
+		 "5 0 0:30 / %s rw - tmpfs tmpfs rw\n",
+		 maj, min, one, maj, min, one, maj, min, tree, maj, min, tree, tree);
+	assert_int_equal(upcc_mounts_parse(&mounts, text), 0);
+	assert_int_equal(mounts.count, 3);
+	assert_int_equal(upcc_inventory_init_mounts(&inv, &mounts, 16), 0);
+	upcc_mounts_free(&mounts);
+	assert_int_equal(inv.nr_roots, 2);		/* /gone does not resolve */
+	assert_true(inv.from_mounts);
+	assert_int_equal(upcc_inventory_refresh(&inv), 0);
+	assert_int_equal(inv.walks, 1);
+	assert_int_equal(inv.last.walk.files, 2);	/* each mount walked once */
+	assert_int_equal(inv.last.files, 2);
+	assert_int_equal(inv.count, 2);
+	assert_true(inv.last.cached_pages >= 24);
+	/* A mount unmounted since is passed over, not the refresh's error. */
+	ua_rm_rf(two);
+	assert_int_equal(upcc_inventory_refresh(&inv), 0);
+	assert_int_equal(inv.root_errors, 1);
+	assert_int_equal(inv.count, 1);
+	upcc_inventory_fini(&inv);
+
+	assert_int_equal(upcc_inventory_init_mounts(&inv, &mounts, 0), 0);
+	assert_int_equal(inv.nr_roots, 0);
+	assert_int_equal(upcc_inventory_refresh(&inv), 0);
+	assert_int_equal(inv.count, 0);
+	assert_int_equal(inv.walks, 0);
+	upcc_inventory_fini(&inv);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -329,6 +388,7 @@ int main(void)
 		cmocka_unit_test(test_evict_limit),
 		cmocka_unit_test(test_evict_replaced_file),
 		cmocka_unit_test(test_path_sample),
+		cmocka_unit_test(test_mounts_inventory),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
