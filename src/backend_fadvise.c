@@ -25,9 +25,15 @@
 #include "residency.h"
 #include "walk.h"
 
-static const char *inventory_root(const struct upcc_scope *scope)
+/*
+ * The system and node scopes act through the whole page cache, so their
+ * inventory is every local disk-backed filesystem (walk.h's mount rules),
+ * not "/": a guest whose root is an initramfs keeps its data on the disks
+ * mounted below it.  A path scope is its tree.
+ */
+static bool scope_uses_mounts(const struct upcc_scope *scope)
 {
-	return scope->kind == UPCC_SCOPE_PATH ? scope->path : "/";
+	return scope->kind == UPCC_SCOPE_SYSTEM || scope->kind == UPCC_SCOPE_NODE;
 }
 
 static int probe_path(const char *path, char *why, size_t why_len)
@@ -46,6 +52,34 @@ static int probe_path(const char *path, char *why, size_t why_len)
 	return 0;
 }
 
+/* Name the mounts in @why ("/data (ext4 /dev/vdb)"), or say there are none. */
+static int probe_mounts(char *why, size_t why_len, size_t *count)
+{
+	struct upcc_mount_list mounts;
+	size_t used;
+	int err = upcc_mounts_load(&mounts, NULL);
+
+	if (err) {
+		snprintf(why, why_len, "mountinfo: %s", strerror(-err));
+		return err;
+	}
+	*count = mounts.count;
+	if (!mounts.count)
+		snprintf(why, why_len, "; no local disk-backed filesystem: nothing to reclaim");
+	else
+		snprintf(why, why_len, "; %zu local disk filesystem%s:", mounts.count,
+			 mounts.count == 1 ? "" : "s");
+	for (size_t i = 0; i < mounts.count; i++) {
+		used = strlen(why);
+		if (used + 8 >= why_len)
+			break;
+		snprintf(why + used, why_len - used, " %.60s (%.16s)", mounts.mounts[i].mount_point,
+			 mounts.mounts[i].fstype);
+	}
+	upcc_mounts_free(&mounts);
+	return 0;
+}
+
 static int fadvise_probe(const struct upcc_scope *scope, char *why, size_t why_len)
 {
 	enum upcc_residency_method method = upcc_residency_method();
@@ -55,14 +89,32 @@ static int fadvise_probe(const struct upcc_scope *scope, char *why, size_t why_l
 		snprintf(why, why_len, "a file's pages cannot be aimed at one cgroup");
 		return -ENOTSUP;
 	}
-	err = probe_path(inventory_root(scope), why, why_len);
-	if (err)
-		return err;
+	if (!scope_uses_mounts(scope)) {
+		err = probe_path(scope->path, why, why_len);
+		if (err)
+			return err;
+	}
 	snprintf(why, why_len, "DONTNEED on clean unmapped files, coldest first (%s%s%s)",
 		 upcc_residency_method_name(method),
 		 method == UPCC_RESIDENCY_MINCORE ? ": dirty state by file age" : "",
 		 scope->kind == UPCC_SCOPE_NODE ? "; not node-aimed" : "");
+	if (scope_uses_mounts(scope)) {
+		size_t used = strlen(why), count = 0;
+
+		/* No mount is not a refusal: the scope starts and says so. */
+		if (used + 2 < why_len)
+			return probe_mounts(why + used, why_len - used, &count);
+	}
 	return 0;
+}
+
+static size_t count_marked(const struct upcc_inventory *inv)
+{
+	size_t marked = 0;
+
+	for (size_t i = 0; i < inv->nr_roots; i++)
+		marked += inv->roots[i].marked;
+	return marked;
 }
 
 /* Say in `why` how the inventory learns files (upcd logs it after init). */
@@ -72,7 +124,12 @@ static void note_learning(struct upcc_backend *backend, const struct upcc_invent
 
 	if (used + 8 >= sizeof(backend->why))
 		return;
-	if (inv->fan.fd >= 0)
+	if (inv->fan.fd >= 0 && inv->from_mounts)
+		snprintf(backend->why + used, sizeof(backend->why) - used,
+			 "; inventory: fanotify on %zu of %zu mounts + walk every %u%s%.40s",
+			 count_marked(inv), inv->nr_roots, UPCC_INVENTORY_REWALK_EVERY,
+			 inv->fan.why[0] ? "; not marked: " : "", inv->fan.why);
+	else if (inv->fan.fd >= 0)
 		snprintf(backend->why + used, sizeof(backend->why) - used,
 			 "; inventory: fanotify + walk every %u", UPCC_INVENTORY_REWALK_EVERY);
 	else if (snprintf(backend->why + used, sizeof(backend->why) - used,
@@ -83,12 +140,20 @@ static void note_learning(struct upcc_backend *backend, const struct upcc_invent
 static int fadvise_init(struct upcc_backend *backend, struct upcc_scope *scope)
 {
 	struct upcc_inventory *inv = calloc(1, sizeof(*inv));
-	bool cross = scope->kind == UPCC_SCOPE_PATH ? scope->cross_mounts : true;
+	struct upcc_mount_list mounts;
 	int err;
 
 	if (!inv)
 		return -ENOMEM;
-	err = upcc_inventory_init(inv, inventory_root(scope), cross, 0);
+	if (scope_uses_mounts(scope)) {
+		err = upcc_mounts_load(&mounts, NULL);
+		if (!err) {
+			err = upcc_inventory_init_mounts(inv, &mounts, 0);
+			upcc_mounts_free(&mounts);
+		}
+	} else {
+		err = upcc_inventory_init(inv, scope->path, scope->cross_mounts, 0);
+	}
 	if (err) {
 		free(inv);
 		return err;

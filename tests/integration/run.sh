@@ -301,4 +301,57 @@ expect_exit 2 "target" "$UPCD" --once --backend=fadvise --scope="path:$mnt/data"
 check "bad arguments changed nothing ($(kept_of "$mnt/data/f2") pages of f2 kept)" \
 	test "$(kept_of "$mnt/data/f2")" -eq "$before_bad"
 
+# ---- the system scope walks the local disk mounts ---------------------------
+# The system scope's inventory is every local disk-backed mount, read from
+# mountinfo.  UPCC_MOUNTINFO points it at a fixture naming only this suite's
+# loop mount (twice, as a bind would show it, and its data/ subtree), beside
+# an initramfs root and pseudo filesystems: nothing else can be touched.
+# The host's whole page cache is over the 1 MiB target, so upcd drops every
+# clean unmapped page it may and ends on 3 ("nothing more to reclaim").
+loop_dev=$(stat -c '%Hd:%Ld' "$mnt")
+{
+	echo "1 1 0:2 / / rw - rootfs rootfs rw"
+	echo "2 1 0:20 / /proc rw,nosuid shared:5 - proc proc rw"
+	echo "3 1 0:21 / /run rw - tmpfs tmpfs rw"
+	echo "4 1 $loop_dev / $mnt rw,relatime shared:7 - ext4 $loop rw"
+	echo "5 1 $loop_dev / $mnt rw - ext4 $loop rw"
+	echo "6 1 $loop_dev /data $mnt/data rw - ext4 $loop rw"
+	echo "7 1 0:40 / $outside rw - overlay overlay rw,lowerdir=/a"
+} >"$work/mountinfo"
+for f in "${clean_files[@]}"; do cat "$f" >/dev/null; done
+cat "$outside/secret" >/dev/null
+read -r clean_before _ <<<"$("$PROBE" sum "${clean_files[@]}")"
+UPCC_MOUNTINFO="$work/mountinfo" timeout 60 "$UPCD" --once --backend=fadvise --scope=system \
+	--target=1M --trigger=2M --state "$work/state3.json" >"$work/upcd3.log" 2>&1
+rc=$?
+read -r clean_after _ <<<"$("$PROBE" sum "${clean_files[@]}")"
+sed 's/^/     upcd: /' "$work/upcd3.log" | head -3
+check "system scope with a disk mount starts and acts (rc=$rc: 0 or 3)" \
+	test "$rc" -eq 0 -o "$rc" -eq 3
+check "... its inventory is the 2 local disk mounts (bind walked once, overlay left out)" \
+	grep -q "; 2 local disk filesystems: $mnt (ext4) $mnt/data (ext4)" "$work/upcd3.log"
+check "... and fanotify marks the loop filesystem" \
+	grep -q "inventory: fanotify on 2 of 2 mounts" "$work/upcd3.log"
+check "... drops the mount's clean cache ($clean_before -> $clean_after pages)" \
+	test "$clean_before" -gt 0 -a "$clean_after" -eq 0
+check "... mapped file still fully resident" \
+	test "$(kept_of "$mnt/data/mapped")" -eq "$(mib_pages 8)"
+check "... a file on an unlisted filesystem untouched ($(kept_of "$outside/secret") pages kept)" \
+	test "$(kept_of "$outside/secret")" -eq "$(mib_pages 8)"
+
+# With no local disk mount at all (an initramfs root alone) the scope still
+# starts, says so, and touches nothing.
+head -n 3 "$work/mountinfo" >"$work/mountinfo-none"
+cat "$mnt/data/f1" >/dev/null
+before_none=$(kept_of "$mnt/data/f1")
+UPCC_MOUNTINFO="$work/mountinfo-none" timeout 60 "$UPCD" --once --backend=fadvise \
+	--scope=system --target=1M --trigger=2M --state "$work/state4.json" >"$work/upcd4.log" 2>&1
+rc=$?
+check "system scope without a disk mount starts (rc=$rc: 0 or 3, not a refusal)" \
+	test "$rc" -eq 0 -o "$rc" -eq 3
+check "... and says there is nothing to reclaim" \
+	grep -q "no local disk-backed filesystem: nothing to reclaim" "$work/upcd4.log"
+check "... and drops nothing ($before_none -> $(kept_of "$mnt/data/f1") pages)" \
+	test "$(kept_of "$mnt/data/f1")" -eq "$before_none"
+
 finish

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/sysmacros.h>
 #include <cmocka.h>
 
 #include "backend.h"
@@ -475,6 +476,96 @@ static void test_fadvise_real(void **state)
 	assert_int_equal(upcc_backend_select(&backend, "fadvise", &scope), -EMEDIUMTYPE);
 }
 
+/* Write a mountinfo fixture naming @dir (on its real device) as an ext4
+ * mount, beside an initramfs root and pseudo filesystems; or, with @dir
+ * NULL, only those.  UPCC_MOUNTINFO then points the system scope at it.
+ */
+static void fixture_mountinfo(const char *dir)
+{
+	static char fixture[PATH_MAX + 32];
+	char text[2 * PATH_MAX + 256];
+	struct stat st;
+	int used;
+
+	used = snprintf(text, sizeof(text), "1 1 0:2 / / rw - rootfs rootfs rw\n"
+			"2 1 0:20 / /proc rw - proc proc rw\n"
+			"3 1 0:21 / /run rw - tmpfs tmpfs rw\n");
+	if (dir) {
+		assert_int_equal(stat(dir, &st), 0);
+		snprintf(text + used, sizeof(text) - (size_t)used,
+			 "4 1 %u:%u / %s rw shared:1 - ext4 /dev/test rw\n", major(st.st_dev),
+			 minor(st.st_dev), dir);
+	}
+	snprintf(fixture, sizeof(fixture), "%s/mountinfo", root);
+	assert_int_equal(ua_write_file(fixture, text), 0);
+	setenv("UPCC_MOUNTINFO", fixture, 1);
+	/* No filesystem-wide mark on the host's build filesystem. */
+	setenv("UPCC_NO_FANOTIFY", "1", 1);
+}
+
+/* The system scope on an initramfs root with no disk: it starts, says why
+ * it has nothing to do, and reclaims nothing.
+ */
+static void test_fadvise_system_no_disk(void **state)
+{
+	struct upcc_backend backend = { 0 };
+	struct upcc_scope scope = scope_of(UPCC_SCOPE_SYSTEM, NULL);
+	struct upcc_action_result result;
+
+	(void)state;
+	fixture_mountinfo(NULL);
+	assert_int_equal(upcc_backend_select(&backend, "fadvise", &scope), 0);
+	assert_non_null(strstr(backend.why, "no local disk-backed filesystem: nothing to reclaim"));
+	assert_int_equal(backend.ops->init(&backend, &scope), 0);
+	assert_int_equal(backend.ops->reclaim(&backend, &scope, 64, &result), 0);
+	assert_int_equal(result.reclaimed_pages, 0);
+	assert_int_equal(result.scanned_items, 0);
+	backend.ops->fini(&backend);
+	unsetenv("UPCC_MOUNTINFO");
+	unsetenv("UPCC_NO_FANOTIFY");
+}
+
+/* ... and with a disk (the test's own directory): its files are the
+ * inventory, and the pages asked for go from them.
+ */
+static void test_fadvise_system_disk(void **state)
+{
+	char dir[PATH_MAX * 2], path[PATH_MAX * 3];
+	struct upcc_backend backend = { 0 };
+	struct upcc_scope scope = scope_of(UPCC_SCOPE_NODE, NULL);
+	struct upcc_action_result result;
+	struct upcc_residency res;
+	struct stat st;
+	int fd;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/data", root);
+	assert_int_equal(ua_mkdir_p(dir), 0);
+	fixture_mountinfo(dir);
+	assert_int_equal(upcc_backend_select(&backend, "fadvise", &scope), 0);
+	assert_non_null(strstr(backend.why, "; 1 local disk filesystem: "));
+	assert_non_null(strstr(backend.why, " (ext4)"));
+	if (upcc_residency_method() != UPCC_RESIDENCY_CACHESTAT || ua_under_valgrind()) {
+		unsetenv("UPCC_MOUNTINFO");
+		unsetenv("UPCC_NO_FANOTIFY");
+		skip();		/* under mincore a just-written file is left alone */
+	}
+	snprintf(path, sizeof(path), "%s/file", dir);
+	assert_int_equal(ua_cached_file(path, 128, 1), 0);
+	assert_int_equal(backend.ops->init(&backend, &scope), 0);
+	assert_int_equal(backend.ops->reclaim(&backend, &scope, 32, &result), 0);
+	assert_true(result.reclaimed_pages >= 32);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(upcc_residency_fd(fd, &st, &res), 0);
+	close(fd);
+	assert_int_equal(res.cached_pages, 128 - result.reclaimed_pages);
+	backend.ops->fini(&backend);
+	unsetenv("UPCC_MOUNTINFO");
+	unsetenv("UPCC_NO_FANOTIFY");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -490,6 +581,8 @@ int main(void)
 		cmocka_unit_test_setup(test_damon_never_takes_over, per_test),
 		cmocka_unit_test_setup(test_kernel_at_least, per_test),
 		cmocka_unit_test_setup(test_fadvise_real, per_test),
+		cmocka_unit_test_setup(test_fadvise_system_no_disk, per_test),
+		cmocka_unit_test_setup(test_fadvise_system_disk, per_test),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
