@@ -6,13 +6,13 @@
 #   run-all.sh full    bench-host: every scenario (a)..(f), W1 and W2; then
 #                      docs/host-bench-table.md and docs/host-bench-w{1,2}.png
 #
-# Environment: HOST_KERNEL (bzImage, default build/bench-host/kernel/arch/x86/boot/bzImage),
+# Environment: HOST_KERNEL (bzImage, default build/kernel/x86_64/bzImage),
 # FULL_RAM_MIB (default 512), SCENARIOS, WORKLOADS, IDLE_S (default 30).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 top=$PWD
 mode=${1:?usage: run-all.sh small|full}
-kernel=${HOST_KERNEL:-$top/build/bench-host/kernel/arch/x86/boot/bzImage}
+kernel=${HOST_KERNEL:-$top/build/kernel/x86_64/bzImage}
 idle=${IDLE_S:-30}
 out=$top/build/bench-host
 initrd=$out/initramfs.cpio.gz

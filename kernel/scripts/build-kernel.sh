@@ -5,6 +5,10 @@
 #   NAME  kernel/configs/NAME.config is merged onto ARCH's defconfig and the
 #         build goes to build/kernel/NAME/.
 #
+# A fragment may name its base with a "#base TARGET" line (for example
+# "#base tinyconfig": the QEMU guest kernel needs a fraction of defconfig's
+# compile units); without one the base is ARCH's defconfig.
+#
 # Every CONFIG_...=y line of the fragment must survive into the final .config
 # (Kconfig silently drops options whose dependencies are not met); if one does
 # not, the build fails loudly instead of producing a kernel without it.
@@ -34,6 +38,8 @@ while read -r inc; do
 	fragments+=("$top/kernel/configs/$inc")
 done < <(sed -nE 's/^#include[[:space:]]+([A-Za-z0-9_.-]+)[[:space:]]*$/\1/p' "$fragment")
 fragments+=("$fragment")
+base=$(sed -nE 's/^#base[[:space:]]+([a-z0-9_]+config)[[:space:]]*$/\1/p' "$fragment" | tail -n 1)
+base=${base:-defconfig}
 
 tree=$top/build/kernel/src/$topdir
 out=$top/build/kernel/$name
@@ -42,6 +48,9 @@ jobs=${JOBS:-$(nproc)}
 kernel/scripts/prepare-source.sh
 
 mkdir -p "$out"
+# Paths under the checkout are hashed relative to it, so that a fresh clone in
+# another folder (as CI makes) hits the cache that earlier builds filled.
+export CCACHE_BASEDIR=$top
 kmake() {
 	nice -n 10 make -C "$tree" O="$out" ARCH="$arch" CC="ccache gcc" HOSTCC="ccache gcc" "$@"
 }
@@ -50,8 +59,8 @@ kmake() {
 # rerun is an incremental (mostly no-op) make.
 cfg_key=$( { sha256sum "${fragments[@]}"; cat "$top/build/kernel/src/.prepared"; } | sha256sum | cut -d' ' -f1)
 if [ ! -f "$out/.config" ] || [ "$(cat "$out/.config-key" 2>/dev/null)" != "$cfg_key" ]; then
-	echo "build-kernel: configuring $name ($arch defconfig + ${fragments[*]##*/})"
-	kmake defconfig >/dev/null
+	echo "build-kernel: configuring $name ($arch $base + ${fragments[*]##*/})"
+	kmake "$base" >/dev/null
 	(cd "$out" && ARCH="$arch" CC="ccache gcc" \
 		"$tree/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "${fragments[@]}" >/dev/null)
 	kmake olddefconfig >/dev/null

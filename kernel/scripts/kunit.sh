@@ -17,6 +17,9 @@ build_dir=$top/build/kernel/kunit
 json=$top/build/kernel/kunit-results.json
 jobs=${JOBS:-$(nproc)}
 rm -f "$json"
+# As in build-kernel.sh: hash paths relative to the checkout, so that a fresh
+# clone elsewhere reuses the compiler cache.
+export CCACHE_BASEDIR=$top
 
 (cd "$tree" && nice -n 10 python3 tools/testing/kunit/kunit.py run --arch=um \
 	--build_dir="$build_dir" --kunitconfig="$top/kernel/configs/kunitconfig" \
