@@ -69,10 +69,14 @@ static int probe_mounts(char *why, size_t why_len, size_t *count)
 	else
 		snprintf(why, why_len, "; %zu local disk filesystem%s:", mounts.count,
 			 mounts.count == 1 ? "" : "s");
+	/* upcd logs `why` in one 256-byte line: name the first few mounts. */
 	for (size_t i = 0; i < mounts.count; i++) {
 		used = strlen(why);
-		if (used + 8 >= why_len)
+		if (i == 3 || used + 8 >= why_len) {
+			if (used + 6 < why_len)
+				snprintf(why + used, why_len - used, " ...");
 			break;
+		}
 		snprintf(why + used, why_len - used, " %.60s (%.16s)", mounts.mounts[i].mount_point,
 			 mounts.mounts[i].fstype);
 	}
@@ -126,7 +130,7 @@ static void note_learning(struct upcc_backend *backend, const struct upcc_invent
 		return;
 	if (inv->fan.fd >= 0 && inv->from_mounts)
 		snprintf(backend->why + used, sizeof(backend->why) - used,
-			 "; inventory: fanotify on %zu of %zu mounts + walk every %u%s%.40s",
+			 "; inventory: fanotify %zu/%zu mounts, walk every %u%s%.40s",
 			 count_marked(inv), inv->nr_roots, UPCC_INVENTORY_REWALK_EVERY,
 			 inv->fan.why[0] ? "; not marked: " : "", inv->fan.why);
 	else if (inv->fan.fd >= 0)

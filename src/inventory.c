@@ -879,11 +879,13 @@ static void add_walk_stats(struct upcc_walk_stats *sum, const struct upcc_walk_s
  */
 static int walk_refresh(struct upcc_inventory *inv, bool all_roots)
 {
-	const char *single[] = { inv->root };
 	size_t nr = inv->from_mounts ? inv->nr_roots : 1, walked = 0;
 
 	for (size_t i = 0; i < nr; i++) {
-		const char *root = inv->from_mounts ? inv->roots[i].path : single[0];
+		/* The path scope walks its root as given: the walk reports a
+		 * missing one, and entries keep the paths the user named.
+		 */
+		const char *root = inv->from_mounts ? inv->roots[i].path : inv->root;
 		struct upcc_walk_stats stats;
 		int err;
 
