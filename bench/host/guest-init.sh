@@ -70,12 +70,12 @@ b) workload dropper 10000 >/tmp/dropper.out & control=$! ;;
 c) sh /bin/gradual-reclaim.sh & control=$! ;;
 d)
 	[ -x /bin/upcd ] || fail "upcd not in the initramfs"
-	# upcd's defaults except the scope: the default "system" scope walks
-	# from /, which is the initramfs here, and its fadvise backend refuses a
-	# memory-backed root; a VM with its root on disk would not need this.
-	# upcc.upcd_args (commas for spaces) replaces the options.
+	# upcd with its defaults: the system scope, whose fadvise inventory
+	# walks the local disk-backed mounts (here /data; the initramfs root is
+	# memory-backed and left alone).  upcc.upcd_args (commas for spaces)
+	# gives other options.
 	upcd_args=$(param upcd_args | tr , ' ')
-	upcd ${upcd_args:---scope path:/data} >/tmp/upcd.out 2>&1 &
+	upcd $upcd_args >/tmp/upcd.out 2>&1 &
 	control=$!
 	;;
 *) fail "unknown scenario '$scenario'" ;;
