@@ -23,6 +23,7 @@
 #define _GNU_SOURCE	/* O_NOATIME, O_PATH, getline, makedev */
 #endif
 #include "backend.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -282,15 +283,6 @@ static uint64_t wait_applied(const char *admin, uint64_t bytes)
 	return applied;
 }
 
-static uint64_t usec_since(const struct timespec *start)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (uint64_t)(now.tv_sec - start->tv_sec) * 1000000u +
-	       (uint64_t)((now.tv_nsec - start->tv_nsec) / 1000);
-}
-
 static int run_once(const struct damon_priv *priv, uint64_t bytes, uint64_t *applied)
 {
 	int err = admin_write(priv->admin, "kdamonds/nr_kdamonds", "1");
@@ -315,7 +307,7 @@ static int damon_reclaim(struct upcc_backend *backend, struct upcc_scope *scope,
 {
 	struct damon_priv *priv = backend->priv;
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), applied = 0;
-	struct timespec start;
+	uint64_t start_usec;
 	int err;
 
 	(void)scope;
@@ -325,14 +317,14 @@ static int damon_reclaim(struct upcc_backend *backend, struct upcc_scope *scope,
 		return 0;
 	if (!priv)
 		return -EINVAL;	/* init was not called */
-	clock_gettime(CLOCK_MONOTONIC, &start);
+	start_usec = upcc_monotonic_usec();
 	/* Someone may have started DAMON since we probed: still never take over. */
 	err = damon_free(priv->admin);
 	if (!err)
 		err = run_once(priv, nr_pages * page, &applied);
 	result->reclaimed_pages = applied / page;
 	result->scanned_items = 1;
-	result->elapsed_usec = usec_since(&start);
+	result->elapsed_usec = upcc_monotonic_usec() - start_usec;
 	result->error = err;
 	return err;
 }

@@ -10,6 +10,7 @@
 #define _GNU_SOURCE	/* O_NOATIME, O_PATH, getline, makedev */
 #endif
 #include "backend.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -63,7 +64,7 @@ static int64_t unmapped_pages(void)
 static int dropcache_reclaim(struct upcc_backend *backend, struct upcc_scope *scope,
 			     uint64_t nr_pages, struct upcc_action_result *result)
 {
-	struct timespec start, end;
+	uint64_t start_usec;
 	char path[PATH_MAX];
 	int64_t before, after;
 	int err;
@@ -76,16 +77,14 @@ static int dropcache_reclaim(struct upcc_backend *backend, struct upcc_scope *sc
 	err = upcc_backend_path(path, sizeof(path), DROP_CACHES);
 	if (err)
 		return err;
-	clock_gettime(CLOCK_MONOTONIC, &start);
+	start_usec = upcc_monotonic_usec();
 	before = unmapped_pages();
 	err = upcc_backend_write(path, "1");
 	after = unmapped_pages();
-	clock_gettime(CLOCK_MONOTONIC, &end);
 	if (before >= 0 && after >= 0 && before > after)
 		result->reclaimed_pages = (uint64_t)(before - after);
 	result->scanned_items = 1;
-	result->elapsed_usec = (uint64_t)(end.tv_sec - start.tv_sec) * 1000000u +
-			       (uint64_t)((end.tv_nsec - start.tv_nsec) / 1000);
+	result->elapsed_usec = upcc_monotonic_usec() - start_usec;
 	result->error = err;
 	return err;
 }

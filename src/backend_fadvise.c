@@ -12,6 +12,7 @@
 #define _GNU_SOURCE	/* O_NOATIME, O_PATH, getline, makedev */
 #endif
 #include "backend.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -167,15 +168,6 @@ static int fadvise_init(struct upcc_backend *backend, struct upcc_scope *scope)
 	return 0;
 }
 
-static uint64_t usec_since(const struct timespec *start)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (uint64_t)(now.tv_sec - start->tv_sec) * 1000000u +
-	       (uint64_t)((now.tv_nsec - start->tv_nsec) / 1000);
-}
-
 /* Drop files from @order until @nr_pages are gone; fills @result. */
 static void evict_in_order(struct upcc_backend *backend, struct upcc_inventory *inv,
 			   struct upcc_inventory_entry **order, size_t count, uint64_t nr_pages,
@@ -201,7 +193,7 @@ static int fadvise_reclaim(struct upcc_backend *backend, struct upcc_scope *scop
 {
 	struct upcc_inventory *inv = backend->priv;
 	struct upcc_inventory_entry **order;
-	struct timespec start;
+	uint64_t start_usec;
 	size_t count;
 	int err;
 
@@ -210,7 +202,7 @@ static int fadvise_reclaim(struct upcc_backend *backend, struct upcc_scope *scop
 	result->requested_pages = nr_pages;
 	if (!inv)
 		return -EINVAL;	/* init was not called */
-	clock_gettime(CLOCK_MONOTONIC, &start);
+	start_usec = upcc_monotonic_usec();
 	err = upcc_inventory_refresh(inv);
 	if (!err && inv->count) {
 		order = malloc(inv->count * sizeof(*order));
@@ -222,7 +214,7 @@ static int fadvise_reclaim(struct upcc_backend *backend, struct upcc_scope *scop
 			free(order);
 		}
 	}
-	result->elapsed_usec = usec_since(&start);
+	result->elapsed_usec = upcc_monotonic_usec() - start_usec;
 	result->error = err;
 	return err;
 }

@@ -27,6 +27,7 @@
 #define _GNU_SOURCE	/* O_NOATIME, O_PATH, getline, makedev */
 #endif
 #include "backend.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -219,7 +220,7 @@ static int memcg_reclaim(struct upcc_backend *backend, struct upcc_scope *scope,
 {
 	struct memcg_priv *priv = backend->priv;
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-	struct timespec start, end;
+	uint64_t start_usec;
 	int64_t before, after;
 	int err = 0;
 
@@ -230,7 +231,7 @@ static int memcg_reclaim(struct upcc_backend *backend, struct upcc_scope *scope,
 		return 0;
 	if (!priv)
 		return -EINVAL;	/* init was not called */
-	clock_gettime(CLOCK_MONOTONIC, &start);
+	start_usec = upcc_monotonic_usec();
 	if (refuse_if_dirty(priv, page, result))
 		return 0;
 	before = file_bytes(priv);
@@ -238,12 +239,10 @@ static int memcg_reclaim(struct upcc_backend *backend, struct upcc_scope *scope,
 	if (err == -EAGAIN)
 		err = 0;	/* reclaimed less than asked: the measurement says how much */
 	after = file_bytes(priv);
-	clock_gettime(CLOCK_MONOTONIC, &end);
 	if (before >= 0 && after >= 0 && before > after)
 		result->reclaimed_pages = (uint64_t)(before - after) / page;
 	result->scanned_items = 1;
-	result->elapsed_usec = (uint64_t)(end.tv_sec - start.tv_sec) * 1000000u +
-			       (uint64_t)((end.tv_nsec - start.tv_nsec) / 1000);
+	result->elapsed_usec = upcc_monotonic_usec() - start_usec;
 	result->error = err;
 	return err;
 }

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "control.h"
+#include "clock.h"
 
 static uint64_t saturating_mul(uint64_t a, uint64_t b)
 {
@@ -47,14 +48,6 @@ uint64_t upcc_step_cap(const struct upcc_scope_config *scope_config, uint64_t st
 	return step < cap ? step : cap;
 }
 
-static uint64_t monotonic_usec(void)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (uint64_t)now.tv_sec * 1000000u + (uint64_t)now.tv_nsec / 1000u;
-}
-
 static void account(struct upcc_scope *scope, const struct upcc_action_result *result)
 {
 	scope->actions_total++;
@@ -67,7 +60,7 @@ static void account(struct upcc_scope *scope, const struct upcc_action_result *r
 static void act(struct upcc_scope_run *run, struct upcc_step_report *report)
 {
 	struct upcc_backend *backend = &run->backend;
-	uint64_t start = monotonic_usec();
+	uint64_t start = upcc_monotonic_usec();
 	int err;
 
 	report->outcome = UPCC_STEP_ACTED;
@@ -76,7 +69,7 @@ static void act(struct upcc_scope_run *run, struct upcc_step_report *report)
 				    &report->result);
 	/* A backend that does not time itself still gets its wall time counted. */
 	if (!report->result.elapsed_usec)
-		report->result.elapsed_usec = monotonic_usec() - start;
+		report->result.elapsed_usec = upcc_monotonic_usec() - start;
 	if (err && !report->result.error)
 		report->result.error = err;
 	report->error = report->result.error;
@@ -146,7 +139,7 @@ int upcc_control_round(struct upcc_scope_run *run, upcc_sample_fn sample_fn,
 		       uint64_t page_size, const struct upcc_round_limits *limits,
 		       struct upcc_round_report *report)
 {
-	uint64_t (*clock_usec)(void) = limits->clock_usec ? limits->clock_usec : monotonic_usec;
+	uint64_t (*clock_usec)(void) = limits->clock_usec ? limits->clock_usec : upcc_monotonic_usec;
 	unsigned int max_steps = limits->max_steps ? limits->max_steps :
 			       UPCC_ROUND_DEFAULT_MAX_STEPS;
 	uint64_t start = clock_usec();

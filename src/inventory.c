@@ -7,6 +7,7 @@
 #define _GNU_SOURCE	/* O_NOATIME, O_PATH, getline, makedev */
 #endif
 #include "inventory.h"
+#include "clock.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -787,15 +788,6 @@ static void drop_stale(struct upcc_inventory *inv)
 	rebuild_index(inv);
 }
 
-static uint64_t elapsed_usec(const struct timespec *start)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (uint64_t)(now.tv_sec - start->tv_sec) * 1000000u +
-	       (uint64_t)((now.tv_nsec - start->tv_nsec) / 1000);
-}
-
 static void add_totals(struct upcc_inventory_totals *totals, const struct upcc_residency *res,
 		       bool mapped)
 {
@@ -909,10 +901,10 @@ static int walk_refresh(struct upcc_inventory *inv, bool all_roots)
 int upcc_inventory_refresh(struct upcc_inventory *inv)
 {
 	struct upcc_inventory_fanotify *fan = &inv->fan;
-	struct timespec start;
+	uint64_t start_usec;
 	int err;
 
-	clock_gettime(CLOCK_MONOTONIC, &start);
+	start_usec = upcc_monotonic_usec();
 	memset(&inv->last, 0, sizeof(inv->last));
 	err = upcc_mapped_set_load(&inv->mapped);
 	if (err)
@@ -933,7 +925,7 @@ int upcc_inventory_refresh(struct upcc_inventory *inv)
 		remeasure_known(inv);
 	}
 	drop_stale(inv);
-	inv->last.elapsed_usec = elapsed_usec(&start);
+	inv->last.elapsed_usec = upcc_monotonic_usec() - start_usec;
 	return 0;
 }
 
