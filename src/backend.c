@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,26 +65,19 @@ static int select_named(struct upcc_backend *backend, const struct upcc_backend_
 		return -EPERM;
 	}
 	err = ops->probe(scope, why, sizeof(why));
-	if (err) {
-		snprintf(backend->why, sizeof(backend->why), "%s unusable: %.200s", ops->name, why);
+	backend->why[0] = '\0';
+	upcc_why_append(backend->why, sizeof(backend->why), "%s %s: %s", ops->name,
+			err ? "unusable" : "by name", why);
+	if (err)
 		return err;
-	}
 	choose(backend, ops);
-	snprintf(backend->why, sizeof(backend->why), "%s by name: %.200s", ops->name, why);
 	return 0;
 }
 
 /* Append "name (reason)" to the list of backends auto passed over. */
 static void note_skipped(char *skipped, size_t len, const char *name, const char *reason)
 {
-	size_t used = strlen(skipped);
-
-	/* Truncation is fine: it is a human summary; using the result tells
-	 * the compiler so.
-	 */
-	if (used + 4 < len &&
-	    snprintf(skipped + used, len - used, "%s%s (%s)", used ? "; " : "", name, reason) < 0)
-		skipped[used] = '\0';
+	upcc_why_append(skipped, len, "%s%s (%s)", *skipped ? "; " : "", name, reason);
 }
 
 static int select_auto(struct upcc_backend *backend, struct upcc_scope *scope)
@@ -91,6 +85,7 @@ static int select_auto(struct upcc_backend *backend, struct upcc_scope *scope)
 	char why[sizeof(backend->why)], skipped[sizeof(backend->why)] = "";
 	int err = -ENOTSUP;
 
+	backend->why[0] = '\0';
 	for (size_t i = 0; upcc_backends[i]; i++) {
 		const struct upcc_backend_ops *ops = upcc_backends[i];
 
@@ -108,12 +103,13 @@ static int select_auto(struct upcc_backend *backend, struct upcc_scope *scope)
 			continue;
 		}
 		choose(backend, ops);
-		snprintf(backend->why, sizeof(backend->why), "auto: %s: %.100s; passed over: %.100s",
-			 ops->name, why, *skipped ? skipped : "none");
+		/* The chosen backend's reason first: a long one cuts the list. */
+		upcc_why_append(backend->why, sizeof(backend->why), "auto: %s: %s; passed over: %s",
+				ops->name, why, *skipped ? skipped : "none");
 		return 0;
 	}
-	snprintf(backend->why, sizeof(backend->why), "auto: no backend keeps the rules here: %.200s",
-		 skipped);
+	upcc_why_append(backend->why, sizeof(backend->why),
+			"auto: no backend keeps the rules here: %s", skipped);
 	return err ? err : -ENOTSUP;
 }
 
@@ -133,6 +129,24 @@ int upcc_backend_select(struct upcc_backend *backend, const char *name,
 		return -ENOENT;
 	}
 	return select_named(backend, ops, scope);
+}
+
+void upcc_why_append(char *why, size_t len, const char *fmt, ...)
+{
+	static const char cut[] = "...";
+	size_t used = strlen(why);
+	va_list args;
+	int n;
+
+	if (len < sizeof(cut) || used + sizeof(cut) > len)
+		return;		/* already full (and so already marked) */
+	va_start(args, fmt);
+	n = vsnprintf(why + used, len - used, fmt, args);
+	va_end(args);
+	if (n < 0)
+		why[used] = '\0';
+	else if ((size_t)n >= len - used)
+		memcpy(why + len - sizeof(cut), cut, sizeof(cut));
 }
 
 const char *upcc_backend_root(void)

@@ -18,6 +18,9 @@
 
 struct upcc_backend;
 
+/* A `why` holds a few mount paths and the backends passed over. */
+#define UPCC_BACKEND_WHY_LEN 1024
+
 /* What one reclaim call did. */
 struct upcc_action_result {
 	uint64_t requested_pages;
@@ -48,6 +51,12 @@ struct upcc_backend_ops {
 		       uint64_t nr_pages, struct upcc_action_result *result);
 	void (*fini)(struct upcc_backend *backend);
 	/*
+	 * Optional, after init: line @index of what the backend works on (for
+	 * fadvise, one inventory root per line), for upcd to log whole; `why`
+	 * is a summary that may be cut.  False past the last line.
+	 */
+	bool (*detail)(const struct upcc_backend *backend, size_t index, char *line, size_t len);
+	/*
 	 * The kernel mechanism may unmap cold mapped file pages (memcg's
 	 * memory.reclaim runs reclaim with may_unmap=1): it breaks "never
 	 * unmap", so auto never picks it; only an explicit name does.
@@ -60,7 +69,7 @@ struct upcc_backend_ops {
 struct upcc_backend {
 	const struct upcc_backend_ops *ops;
 	void *priv;
-	char why[256];			/* why this one was chosen (auto) */
+	char why[UPCC_BACKEND_WHY_LEN];	/* why this one was chosen (auto) */
 	bool dry_run;			/* decide and report, reclaim nothing */
 	bool allow_dropcache;		/* the crude baseline needs an explicit yes */
 };
@@ -77,6 +86,13 @@ const struct upcc_backend_ops *upcc_backend_find(const char *name);
  */
 int upcc_backend_select(struct upcc_backend *backend, const char *name,
 			struct upcc_scope *scope);
+
+/*
+ * Append printf-style text to the summary @why (@len bytes in all).  A
+ * summary that no longer fits ends in "..." rather than being cut silently.
+ */
+void upcc_why_append(char *why, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* Every registered backend, NULL-terminated, in auto order. */
 extern const struct upcc_backend_ops *const upcc_backends[];

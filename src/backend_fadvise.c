@@ -53,34 +53,30 @@ static int probe_path(const char *path, char *why, size_t why_len)
 	return 0;
 }
 
-/* Name the mounts in @why ("/data (ext4 /dev/vdb)"), or say there are none. */
-static int probe_mounts(char *why, size_t why_len, size_t *count)
+/*
+ * Count the mounts in @why and name the first few ("/data (ext4)"); upcd
+ * logs every one, whole, as the inventory's roots after init.
+ */
+static int probe_mounts(char *why, size_t why_len)
 {
+	enum { NAMED_MOUNTS = 3 };
 	struct upcc_mount_list mounts;
-	size_t used;
 	int err = upcc_mounts_load(&mounts, NULL);
 
 	if (err) {
-		snprintf(why, why_len, "mountinfo: %s", strerror(-err));
+		upcc_why_append(why, why_len, "; mountinfo: %s", strerror(-err));
 		return err;
 	}
-	*count = mounts.count;
 	if (!mounts.count)
-		snprintf(why, why_len, "; no local disk-backed filesystem: nothing to reclaim");
+		upcc_why_append(why, why_len, "; no local disk-backed filesystem: nothing to reclaim");
 	else
-		snprintf(why, why_len, "; %zu local disk filesystem%s:", mounts.count,
-			 mounts.count == 1 ? "" : "s");
-	/* upcd logs `why` in one 256-byte line: name the first few mounts. */
-	for (size_t i = 0; i < mounts.count; i++) {
-		used = strlen(why);
-		if (i == 3 || used + 8 >= why_len) {
-			if (used + 6 < why_len)
-				snprintf(why + used, why_len - used, " ...");
-			break;
-		}
-		snprintf(why + used, why_len - used, " %.60s (%.16s)", mounts.mounts[i].mount_point,
-			 mounts.mounts[i].fstype);
-	}
+		upcc_why_append(why, why_len, "; %zu local disk filesystem%s:", mounts.count,
+				mounts.count == 1 ? "" : "s");
+	for (size_t i = 0; i < mounts.count && i < NAMED_MOUNTS; i++)
+		upcc_why_append(why, why_len, " %s (%s)", mounts.mounts[i].mount_point,
+				mounts.mounts[i].fstype);
+	if (mounts.count > NAMED_MOUNTS)
+		upcc_why_append(why, why_len, " and %zu more", mounts.count - NAMED_MOUNTS);
 	upcc_mounts_free(&mounts);
 	return 0;
 }
@@ -103,13 +99,9 @@ static int fadvise_probe(const struct upcc_scope *scope, char *why, size_t why_l
 		 upcc_residency_method_name(method),
 		 method == UPCC_RESIDENCY_MINCORE ? ": dirty state by file age" : "",
 		 scope->kind == UPCC_SCOPE_NODE ? "; not node-aimed" : "");
-	if (scope_uses_mounts(scope)) {
-		size_t used = strlen(why), count = 0;
-
-		/* No mount is not a refusal: the scope starts and says so. */
-		if (used + 2 < why_len)
-			return probe_mounts(why + used, why_len - used, &count);
-	}
+	/* No mount is not a refusal: the scope starts and says so. */
+	if (scope_uses_mounts(scope))
+		return probe_mounts(why, why_len);
 	return 0;
 }
 
@@ -125,21 +117,30 @@ static size_t count_marked(const struct upcc_inventory *inv)
 /* Say in `why` how the inventory learns files (upcd logs it after init). */
 static void note_learning(struct upcc_backend *backend, const struct upcc_inventory *inv)
 {
-	size_t used = strlen(backend->why);
-
-	if (used + 8 >= sizeof(backend->why))
-		return;
 	if (inv->fan.fd >= 0 && inv->from_mounts)
-		snprintf(backend->why + used, sizeof(backend->why) - used,
-			 "; inventory: fanotify %zu/%zu mounts, walk every %u%s%.40s",
-			 count_marked(inv), inv->nr_roots, UPCC_INVENTORY_REWALK_EVERY,
-			 inv->fan.why[0] ? "; not marked: " : "", inv->fan.why);
+		upcc_why_append(backend->why, sizeof(backend->why),
+				"; inventory: fanotify %zu/%zu mounts, walk every %u%s%s",
+				count_marked(inv), inv->nr_roots, UPCC_INVENTORY_REWALK_EVERY,
+				inv->fan.why[0] ? "; not marked: " : "", inv->fan.why);
 	else if (inv->fan.fd >= 0)
-		snprintf(backend->why + used, sizeof(backend->why) - used,
-			 "; inventory: fanotify + walk every %u", UPCC_INVENTORY_REWALK_EVERY);
-	else if (snprintf(backend->why + used, sizeof(backend->why) - used,
-			  "; inventory: walks (%s)", inv->fan.why) < 0)
-		backend->why[used] = '\0';
+		upcc_why_append(backend->why, sizeof(backend->why),
+				"; inventory: fanotify + walk every %u", UPCC_INVENTORY_REWALK_EVERY);
+	else
+		upcc_why_append(backend->why, sizeof(backend->why), "; inventory: walks (%s)",
+				inv->fan.why);
+}
+
+/* One inventory root per line, whole: `why` names only the first few. */
+static bool fadvise_detail(const struct upcc_backend *backend, size_t index, char *line,
+			   size_t len)
+{
+	const struct upcc_inventory *inv = backend->priv;
+
+	if (!inv || index >= inv->nr_roots)
+		return false;
+	snprintf(line, len, "inventory root %s (%s)", inv->roots[index].path,
+		 inv->roots[index].marked ? "fanotify mark, walk" : "walks only");
+	return true;
 }
 
 static int fadvise_init(struct upcc_backend *backend, struct upcc_scope *scope)
@@ -236,6 +237,7 @@ const struct upcc_backend_ops upcc_backend_fadvise = {
 	.init = fadvise_init,
 	.reclaim = fadvise_reclaim,
 	.fini = fadvise_fini,
+	.detail = fadvise_detail,
 	.may_unmap = false,
 	.auto_rank = 0,
 };

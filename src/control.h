@@ -21,7 +21,7 @@ struct upcc_scope_run {
 	struct upcc_backend backend;
 	bool backend_ready;		/* selected (and, unless dry run, initialised) */
 	bool backend_initialised;	/* ops->init succeeded: fini is owed */
-	char backend_error[256];	/* why not, when !backend_ready */
+	char backend_error[UPCC_BACKEND_WHY_LEN + 128];	/* why not, when !backend_ready */
 	bool once_done;			/* --once: this scope needs no more steps */
 };
 

@@ -23,7 +23,7 @@ struct upcc_state_scope {
 	int node_id;
 	char path[PATH_MAX];
 	char backend[UPCC_BACKEND_NAME_LEN];
-	char backend_why[256];
+	char backend_why[UPCC_BACKEND_WHY_LEN];
 	bool backend_ready;
 	bool reclaiming;
 	uint64_t target_pages;

@@ -215,6 +215,18 @@ static void release_backend(struct upcc_scope_run *run)
 	run->backend_ready = false;
 }
 
+/* `why` is a summary; what the backend works on is logged whole, a line each. */
+static void log_backend_detail(const struct upcc_scope_run *run)
+{
+	const struct upcc_backend *backend = &run->backend;
+	char line[PATH_MAX + 64];
+
+	if (!backend->ops->detail || !run->backend_initialised)
+		return;
+	for (size_t i = 0; backend->ops->detail(backend, i, line, sizeof(line)); i++)
+		upcc_log(LOG_INFO, "scope %s: %s", run->scope.name, line);
+}
+
 /* Choose and (unless dry run) initialise @run's backend; logs the outcome. */
 static void setup_backend(struct upcc_scope_run *run, const struct upcc_config *config,
 			  bool dry_run)
@@ -231,7 +243,7 @@ static void setup_backend(struct upcc_scope_run *run, const struct upcc_config *
 		run->backend_initialised = !err;
 	}
 	if (err || !backend->ops) {
-		snprintf(run->backend_error, sizeof(run->backend_error), "%s: %s%s%.200s",
+		snprintf(run->backend_error, sizeof(run->backend_error), "%s: %s%s%s",
 			 run->backend_name, strerror(err < 0 ? -err : EINVAL),
 			 backend->why[0] ? ": " : "", backend->why);
 		upcc_log(LOG_WARNING, "scope %s: no usable backend (%s)", run->scope.name,
@@ -241,6 +253,7 @@ static void setup_backend(struct upcc_scope_run *run, const struct upcc_config *
 	run->backend_ready = true;
 	upcc_log(LOG_INFO, "scope %s: backend %s (%s)", run->scope.name, backend->ops->name,
 		 backend->why);
+	log_backend_detail(run);
 }
 
 /* Scopes carried over a reload keep their counters, found by name. */

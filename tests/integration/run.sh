@@ -328,8 +328,14 @@ read -r clean_after _ <<<"$("$PROBE" sum "${clean_files[@]}")"
 sed 's/^/     upcd: /' "$work/upcd3.log" | head -3
 check "system scope with a disk mount starts and acts (rc=$rc: 0 or 3)" \
 	test "$rc" -eq 0 -o "$rc" -eq 3
+# The summary names the mounts; the roots are logged whole, a line each,
+# however deep the checkout that runs this is.
 check "... its inventory is the 2 local disk mounts (bind walked once, overlay left out)" \
 	grep -q "; 2 local disk filesystems: $mnt (ext4) $mnt/data (ext4)" "$work/upcd3.log"
+check "... and upcd logs each root whole, fanotify-marked ($(grep -c ': inventory root ' "$work/upcd3.log") lines)" \
+	test "$(grep -c ': inventory root ' "$work/upcd3.log")" -eq 2 -a \
+	"$(grep -cF -e ": inventory root $mnt (fanotify mark, walk)" \
+		-e ": inventory root $mnt/data (fanotify mark, walk)" "$work/upcd3.log")" -eq 2
 check "... and fanotify marks the loop filesystem" \
 	grep -q "inventory: fanotify 2/2 mounts" "$work/upcd3.log"
 check "... drops the mount's clean cache ($clean_before -> $clean_after pages)" \
