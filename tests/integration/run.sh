@@ -325,7 +325,7 @@ UPCC_MOUNTINFO="$work/mountinfo" timeout 60 "$UPCD" --once --backend=fadvise --s
 	--target=1M --trigger=2M --state "$work/state3.json" >"$work/upcd3.log" 2>&1
 rc=$?
 read -r clean_after _ <<<"$("$PROBE" sum "${clean_files[@]}")"
-sed 's/^/     upcd: /' "$work/upcd3.log" | head -3
+sed 's/^/     upcd: /' "$work/upcd3.log" | head -5
 check "system scope with a disk mount starts and acts (rc=$rc: 0 or 3)" \
 	test "$rc" -eq 0 -o "$rc" -eq 3
 # The summary names the mounts; the roots are logged whole, a line each,
