@@ -187,13 +187,19 @@ check "FIFO in the tree never opened (watcher saw $(cat "$work/fifo.out") opens)
 # The mount point is a whole filesystem, so the inventory learns files from
 # fanotify close events after its first walk, instead of walking again.
 coproc INV { "$INVENTORY_PROBE" "$mnt" "$mnt/learned"; }
-read -r -t 30 ready <&"${INV[0]}"
+# bash unsets INV_PID and INV, and closes INV's pipes, once the coprocess
+# exits, which it may do before we read its answer or wait for it: keep
+# the pid and our own copies of the pipes while the probe waits for "go".
+inv_pid=$INV_PID
+exec {inv_out}<&"${INV[0]}" {inv_in}>&"${INV[1]}"
+read -r -t 30 ready <&"$inv_out"
 check "inventory probe walked once and is ready" test "${ready:-}" = ready
 dd if=/dev/urandom of="$mnt/learned" bs=1M count=1 status=none conv=fsync
 cat "$mnt/learned" >/dev/null
-echo go >&"${INV[1]}"
-read -r -t 30 result <&"${INV[0]}"
-wait "$INV_PID" 2>/dev/null
+echo go >&"$inv_in"
+read -r -t 30 result <&"$inv_out"
+wait "$inv_pid" 2>/dev/null
+exec {inv_out}<&- {inv_in}>&-
 echo "     inventory probe: ${result:-none}"
 check "file opened after the walk learnt by fanotify, not by a walk" \
 	grep -qE "fanotify=1 walks=1 learned=[1-9][0-9]* has_file=1 file_cached=$(mib_pages 1) " \
