@@ -7,10 +7,10 @@
 #define _GNU_SOURCE	/* O_NOATIME, O_PATH, getline, makedev */
 #endif
 #include "backend.h"
+#include "text.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,7 +66,7 @@ static int select_named(struct upcc_backend *backend, const struct upcc_backend_
 	}
 	err = ops->probe(scope, why, sizeof(why));
 	backend->why[0] = '\0';
-	upcc_why_append(backend->why, sizeof(backend->why), "%s %s: %s", ops->name,
+	upcc_text_append(backend->why, sizeof(backend->why), "%s %s: %s", ops->name,
 			err ? "unusable" : "by name", why);
 	if (err)
 		return err;
@@ -77,7 +77,7 @@ static int select_named(struct upcc_backend *backend, const struct upcc_backend_
 /* Append "name (reason)" to the list of backends auto passed over. */
 static void note_skipped(char *skipped, size_t len, const char *name, const char *reason)
 {
-	upcc_why_append(skipped, len, "%s%s (%s)", *skipped ? "; " : "", name, reason);
+	upcc_text_append(skipped, len, "%s%s (%s)", *skipped ? "; " : "", name, reason);
 }
 
 static int select_auto(struct upcc_backend *backend, struct upcc_scope *scope)
@@ -104,11 +104,11 @@ static int select_auto(struct upcc_backend *backend, struct upcc_scope *scope)
 		}
 		choose(backend, ops);
 		/* The chosen backend's reason first: a long one cuts the list. */
-		upcc_why_append(backend->why, sizeof(backend->why), "auto: %s: %s; passed over: %s",
+		upcc_text_append(backend->why, sizeof(backend->why), "auto: %s: %s; passed over: %s",
 				ops->name, why, *skipped ? skipped : "none");
 		return 0;
 	}
-	upcc_why_append(backend->why, sizeof(backend->why),
+	upcc_text_append(backend->why, sizeof(backend->why),
 			"auto: no backend keeps the rules here: %s", skipped);
 	return err ? err : -ENOTSUP;
 }
@@ -129,24 +129,6 @@ int upcc_backend_select(struct upcc_backend *backend, const char *name,
 		return -ENOENT;
 	}
 	return select_named(backend, ops, scope);
-}
-
-void upcc_why_append(char *why, size_t len, const char *fmt, ...)
-{
-	static const char cut[] = "...";
-	size_t used = strlen(why);
-	va_list args;
-	int n;
-
-	if (len < sizeof(cut) || used + sizeof(cut) > len)
-		return;		/* already full (and so already marked) */
-	va_start(args, fmt);
-	n = vsnprintf(why + used, len - used, fmt, args);
-	va_end(args);
-	if (n < 0)
-		why[used] = '\0';
-	else if ((size_t)n >= len - used)
-		memcpy(why + len - sizeof(cut), cut, sizeof(cut));
 }
 
 const char *upcc_backend_root(void)

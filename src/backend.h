@@ -35,6 +35,10 @@ struct upcc_action_result {
 	 * apart, in scope->refused_steps_total.
 	 */
 	char refused[160];
+	/* Non-empty: what the backend works on changed this step (for
+	 * fadvise, a disk mounted or unmounted); upcd logs it.
+	 */
+	char note[512];
 };
 
 struct upcc_backend_ops {
@@ -86,13 +90,6 @@ const struct upcc_backend_ops *upcc_backend_find(const char *name);
  */
 int upcc_backend_select(struct upcc_backend *backend, const char *name,
 			struct upcc_scope *scope);
-
-/*
- * Append printf-style text to the summary @why (@len bytes in all).  A
- * summary that no longer fits ends in "..." rather than being cut silently.
- */
-void upcc_why_append(char *why, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 
 /* Every registered backend, NULL-terminated, in auto order. */
 extern const struct upcc_backend_ops *const upcc_backends[];

@@ -24,6 +24,7 @@
 
 #include "inventory.h"
 #include "residency.h"
+#include "text.h"
 #include "walk.h"
 
 /*
@@ -64,19 +65,19 @@ static int probe_mounts(char *why, size_t why_len)
 	int err = upcc_mounts_load(&mounts, NULL);
 
 	if (err) {
-		upcc_why_append(why, why_len, "; mountinfo: %s", strerror(-err));
+		upcc_text_append(why, why_len, "; mountinfo: %s", strerror(-err));
 		return err;
 	}
 	if (!mounts.count)
-		upcc_why_append(why, why_len, "; no local disk-backed filesystem: nothing to reclaim");
+		upcc_text_append(why, why_len, "; no local disk-backed filesystem: nothing to reclaim");
 	else
-		upcc_why_append(why, why_len, "; %zu local disk filesystem%s:", mounts.count,
+		upcc_text_append(why, why_len, "; %zu local disk filesystem%s:", mounts.count,
 				mounts.count == 1 ? "" : "s");
 	for (size_t i = 0; i < mounts.count && i < NAMED_MOUNTS; i++)
-		upcc_why_append(why, why_len, " %s (%s)", mounts.mounts[i].mount_point,
+		upcc_text_append(why, why_len, " %s (%s)", mounts.mounts[i].mount_point,
 				mounts.mounts[i].fstype);
 	if (mounts.count > NAMED_MOUNTS)
-		upcc_why_append(why, why_len, " and %zu more", mounts.count - NAMED_MOUNTS);
+		upcc_text_append(why, why_len, " and %zu more", mounts.count - NAMED_MOUNTS);
 	upcc_mounts_free(&mounts);
 	return 0;
 }
@@ -118,15 +119,15 @@ static size_t count_marked(const struct upcc_inventory *inv)
 static void note_learning(struct upcc_backend *backend, const struct upcc_inventory *inv)
 {
 	if (inv->fan.fd >= 0 && inv->from_mounts)
-		upcc_why_append(backend->why, sizeof(backend->why),
+		upcc_text_append(backend->why, sizeof(backend->why),
 				"; inventory: fanotify %zu/%zu mounts, walk every %u%s%s",
 				count_marked(inv), inv->nr_roots, UPCC_INVENTORY_REWALK_EVERY,
 				inv->fan.why[0] ? "; not marked: " : "", inv->fan.why);
 	else if (inv->fan.fd >= 0)
-		upcc_why_append(backend->why, sizeof(backend->why),
+		upcc_text_append(backend->why, sizeof(backend->why),
 				"; inventory: fanotify + walk every %u", UPCC_INVENTORY_REWALK_EVERY);
 	else
-		upcc_why_append(backend->why, sizeof(backend->why), "; inventory: walks (%s)",
+		upcc_text_append(backend->why, sizeof(backend->why), "; inventory: walks (%s)",
 				inv->fan.why);
 }
 
@@ -155,6 +156,7 @@ static int fadvise_init(struct upcc_backend *backend, struct upcc_scope *scope)
 		err = upcc_mounts_load(&mounts, NULL);
 		if (!err) {
 			err = upcc_inventory_init_mounts(inv, &mounts, 0);
+			inv->follow_mount_table = true;
 			upcc_mounts_free(&mounts);
 		}
 	} else {
@@ -205,6 +207,9 @@ static int fadvise_reclaim(struct upcc_backend *backend, struct upcc_scope *scop
 		return -EINVAL;	/* init was not called */
 	start_usec = upcc_monotonic_usec();
 	err = upcc_inventory_refresh(inv);
+	if (inv->roots_changed[0])
+		upcc_text_append(result->note, sizeof(result->note), "inventory: %s",
+				 inv->roots_changed);
 	if (!err && inv->count) {
 		order = malloc(inv->count * sizeof(*order));
 		if (!order) {

@@ -8,6 +8,7 @@
 #endif
 #include "inventory.h"
 #include "clock.h"
+#include "text.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -662,6 +663,95 @@ int upcc_inventory_init_mounts(struct upcc_inventory *inv, const struct upcc_mou
 	return 0;
 }
 
+/* Roots hold resolved paths; mountinfo's are canonical too, but check. */
+static bool same_mount(const struct upcc_inventory_root *r, const struct upcc_mount *m)
+{
+	char *real;
+	bool same;
+
+	if (r->dev != m->dev)
+		return false;
+	if (strcmp(r->path, m->mount_point) == 0)
+		return true;
+	real = realpath(m->mount_point, NULL);
+	same = real && strcmp(r->path, real) == 0;
+	free(real);
+	return same;
+}
+
+static bool root_listed(const struct upcc_inventory_root *r, const struct upcc_mount_list *mounts)
+{
+	for (size_t i = 0; i < mounts->count; i++)
+		if (same_mount(r, &mounts->mounts[i]))
+			return true;
+	return false;
+}
+
+static bool mount_known(const struct upcc_inventory *inv, const struct upcc_mount *m)
+{
+	for (size_t i = 0; i < inv->nr_roots; i++)
+		if (same_mount(&inv->roots[i], m))
+			return true;
+	return false;
+}
+
+static void remove_root(struct upcc_inventory *inv, size_t index)
+{
+	struct upcc_inventory_root *r = &inv->roots[index];
+
+	if (r->mount_fd >= 0)
+		close(r->mount_fd);
+	free(r->path);
+	memmove(r, r + 1, (inv->nr_roots - index - 1) * sizeof(*r));
+	inv->nr_roots--;
+}
+
+/*
+ * The system scope follows the mount table, re-read every refresh (a few
+ * lines of /proc, cheap beside re-measuring the files): a disk mounted
+ * after start joins, is marked (unless fanotify is off) and the refresh
+ * walks everything once; one unmounted leaves, and its files go with the
+ * walk that no longer sees them.  A table that cannot be read keeps the
+ * roots there are.
+ */
+static int sync_mount_roots(struct upcc_inventory *inv)
+{
+	struct upcc_mount_list mounts;
+	size_t nr_before;
+	int err;
+
+	if (upcc_mounts_load(&mounts, NULL))
+		return 0;
+	for (size_t i = inv->nr_roots; i-- > 0;) {
+		if (!root_listed(&inv->roots[i], &mounts)) {
+			upcc_text_append(inv->roots_changed, sizeof(inv->roots_changed), "%sunmounted %s",
+					 *inv->roots_changed ? "; " : "", inv->roots[i].path);
+			remove_root(inv, i);
+			inv->mounts_left++;
+			inv->fan.need_walk = true;	/* only a walk forgets its files */
+		}
+	}
+	err = 0;
+	for (size_t i = 0; i < mounts.count && !err; i++) {
+		if (mount_known(inv, &mounts.mounts[i]))
+			continue;
+		nr_before = inv->nr_roots;
+		err = add_root(inv, mounts.mounts[i].mount_point, mounts.mounts[i].dev, true);
+		if (err || inv->nr_roots == nr_before)
+			continue;
+		inv->mounts_joined++;
+		inv->fan.need_walk = true;
+		if (!getenv("UPCC_NO_FANOTIFY"))
+			fanotify_mark_root(inv, &inv->roots[inv->nr_roots - 1]);
+		upcc_text_append(inv->roots_changed, sizeof(inv->roots_changed), "%smounted %s (%s)",
+				 *inv->roots_changed ? "; " : "", inv->roots[inv->nr_roots - 1].path,
+				 inv->roots[inv->nr_roots - 1].marked ? "fanotify mark, walk" :
+				 "walks only");
+	}
+	upcc_mounts_free(&mounts);
+	return err;
+}
+
 void upcc_inventory_fini(struct upcc_inventory *inv)
 {
 	if (inv->fan.fd >= 0)
@@ -906,10 +996,16 @@ int upcc_inventory_refresh(struct upcc_inventory *inv)
 
 	start_usec = upcc_monotonic_usec();
 	memset(&inv->last, 0, sizeof(inv->last));
+	inv->roots_changed[0] = '\0';
 	err = upcc_mapped_set_load(&inv->mapped);
 	if (err)
 		return err;
 	inv->scan++;
+	if (inv->follow_mount_table && inv->scan > 1) {
+		err = sync_mount_roots(inv);	/* sets need_walk on a change */
+		if (err)
+			return err;
+	}
 	if (fan->fd >= 0)
 		drain_events(inv);	/* may set need_walk on overflow */
 	if (fan->fd < 0 || fan->need_walk || inv->scan % UPCC_INVENTORY_REWALK_EVERY == 0) {

@@ -107,6 +107,13 @@ struct upcc_inventory {
 	size_t nr_roots;
 	bool from_mounts;		/* roots are the system scope's mounts */
 	uint64_t root_errors;		/* system scope: mounts that failed to walk */
+	/* Roots came from upcc_mounts_load(): every refresh reloads it, so
+	 * mounts made or gone since start join or leave.  Set by the caller.
+	 */
+	bool follow_mount_table;
+	uint64_t mounts_joined;		/* system scope: mounted since start, now roots */
+	uint64_t mounts_left;		/* system scope: roots unmounted since start */
+	char roots_changed[512];	/* the last refresh's: "mounted /a; unmounted /b" */
 	struct upcc_walk_options walk_options;
 	size_t capacity;
 	size_t count;

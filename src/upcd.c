@@ -367,6 +367,8 @@ static void log_step(const struct upcd *upcd, const struct upcc_scope_run *run,
 			 report->error ? ": " : "", report->error ? strerror(-report->error) : "");
 		break;
 	}
+	if (report->result.note[0])
+		upcc_log(LOG_NOTICE, "scope %s: %s", scope->name, report->result.note);
 }
 
 /* Make the parent directory of a report file (e.g. /run/upcc) if missing. */

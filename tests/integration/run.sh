@@ -351,6 +351,54 @@ check "... mapped file still fully resident" \
 check "... a file on an unlisted filesystem untouched ($(kept_of "$outside/secret") pages kept)" \
 	test "$(kept_of "$outside/secret")" -eq "$(mib_pages 8)"
 
+# The daemon follows the mount table: a disk mounted after start joins the
+# inventory (logged, fanotify-marked) and its clean cache goes; unmounted,
+# it leaves.  The fixture starts with no disk and gains the loop mount.
+wait_log() {	# wait_log FILE FIXED-STRING: up to 15 s
+	for _ in $(seq 150); do grep -qF -- "$2" "$1" && return 0; sleep 0.1; done
+	return 1
+}
+head -n 3 "$work/mountinfo" >"$work/mountinfo-live"
+for f in "${clean_files[@]}"; do cat "$f" >/dev/null; done
+read -r live_start _ <<<"$("$PROBE" sum "${clean_files[@]}")"
+UPCC_MOUNTINFO="$work/mountinfo-live" "$UPCD" --backend=fadvise --scope=system \
+	--target=1M --trigger=2M --interval=200ms --state "$work/state5.json" \
+	>"$work/upcd5.log" 2>&1 &
+daemon=$!
+pids+=("$daemon")
+wait_log "$work/upcd5.log" "no local disk-backed filesystem"
+sleep 0.5
+read -r live_before _ <<<"$("$PROBE" sum "${clean_files[@]}")"
+# (Not invalidated: at most the host's own reclaim, a tenth, may take some.)
+check "daemon without a disk leaves the loop mount's cache ($live_start -> $live_before pages)" \
+	test "$live_start" -gt 0 -a "$((live_before * 10))" -ge "$((live_start * 9))"
+cp "$work/mountinfo" "$work/mountinfo-live.new"
+mv "$work/mountinfo-live.new" "$work/mountinfo-live"
+check "... a disk mounted since start joins, logged with its root" \
+	wait_log "$work/upcd5.log" "inventory: mounted $mnt (fanotify mark, walk)"
+check "... both of its roots" grep -qF "mounted $mnt/data (" "$work/upcd5.log"
+for _ in $(seq 100); do
+	read -r live_after _ <<<"$("$PROBE" sum "${clean_files[@]}")"
+	[ "$live_after" -eq 0 ] && break
+	sleep 0.1
+done
+check "... and its clean cache goes ($live_before -> $live_after pages)" test "$live_after" -eq 0
+check "... mapped file still fully resident" \
+	test "$(kept_of "$mnt/data/mapped")" -eq "$(mib_pages 8)"
+head -n 3 "$work/mountinfo" >"$work/mountinfo-live.new"
+mv "$work/mountinfo-live.new" "$work/mountinfo-live"
+check "... unmounted, it leaves the inventory, logged" \
+	wait_log "$work/upcd5.log" "unmounted $mnt/data"
+cat "$mnt/data/f1" >/dev/null
+sleep 1.2	# six steps at 200 ms
+check "... and what it caches again is no longer touched ($(kept_of "$mnt/data/f1") pages kept)" \
+	test "$(kept_of "$mnt/data/f1")" -eq "$(mib_pages 8)"
+kill -TERM "$daemon"
+wait "$daemon"
+rc=$?
+check "... SIGTERM stops the daemon cleanly (rc=$rc)" test "$rc" -eq 0
+sed -n '/inventory: /s/^/     upcd: /p' "$work/upcd5.log" | head -4
+
 # With no local disk mount at all (an initramfs root alone) the scope still
 # starts, says so, and touches nothing.
 head -n 3 "$work/mountinfo" >"$work/mountinfo-none"

@@ -377,6 +377,87 @@ static void test_mounts_inventory(void **state)
 	upcc_inventory_fini(&inv);
 }
 
+/* Write a mountinfo fixture listing the test's directories @dirs as ext4
+ * mounts (each its own subtree, as bind mounts are) and point
+ * UPCC_MOUNTINFO at it.
+ */
+static void fixture_mount_table(const char *const *dirs, size_t nr_dirs)
+{
+	static char fixture[PATH_MAX + 16];
+	char text[4 * PATH_MAX];
+	size_t used = 0;
+	struct stat st;
+
+	assert_int_equal(stat(tree, &st), 0);
+	text[0] = '\0';
+	for (size_t i = 0; i < nr_dirs; i++) {
+		used += (size_t)snprintf(text + used, sizeof(text) - used,
+					 "%zu 0 %u:%u /d%zu %s rw - ext4 /dev/t rw\n", i + 1,
+					 major(st.st_dev), minor(st.st_dev), i, dirs[i]);
+		assert_true(used < sizeof(text));
+	}
+	snprintf(fixture, sizeof(fixture), "%s/mountinfo", tree);
+	assert_int_equal(ua_write_file(fixture, text), 0);
+	setenv("UPCC_MOUNTINFO", fixture, 1);
+}
+
+/* A disk mounted after start joins at the next full walk, one unmounted
+ * leaves with its files; a mount table that cannot be read changes nothing.
+ */
+static void test_mounts_follow_table(void **state)
+{
+	char one[PATH_MAX + 16], two[PATH_MAX + 16], file[PATH_MAX + 32];
+	const char *dirs[2] = { one, two };
+	struct upcc_mount_list mounts = { 0 };
+	struct upcc_inventory inv;
+
+	(void)state;
+	snprintf(one, sizeof(one), "%s/disk1", tree);
+	snprintf(two, sizeof(two), "%s/disk2", tree);
+	assert_int_equal(ua_mkdir_p(one), 0);
+	assert_int_equal(ua_mkdir_p(two), 0);
+	snprintf(file, sizeof(file), "%s/f", one);
+	assert_int_equal(ua_cached_file(file, 16, 1), 0);
+	snprintf(file, sizeof(file), "%s/g", two);
+	assert_int_equal(ua_cached_file(file, 8, 1), 0);
+
+	fixture_mount_table(dirs, 1);
+	assert_int_equal(upcc_mounts_load(&mounts, NULL), 0);
+	assert_int_equal(upcc_inventory_init_mounts(&inv, &mounts, 0), 0);
+	upcc_mounts_free(&mounts);
+	inv.follow_mount_table = true;
+	assert_int_equal(upcc_inventory_refresh(&inv), 0);
+	assert_int_equal(inv.nr_roots, 1);
+	assert_int_equal(inv.count, 1);
+
+	fixture_mount_table(dirs, 2);		/* disk2 mounted */
+	assert_int_equal(upcc_inventory_refresh(&inv), 0);
+	assert_int_equal(inv.nr_roots, 2);
+	assert_int_equal(inv.mounts_joined, 1);
+	assert_non_null(strstr(inv.roots_changed, "mounted "));
+	assert_non_null(strstr(inv.roots_changed, two));
+	assert_int_equal(inv.count, 2);
+	assert_string_equal(inv.roots[1].path, two);
+
+	fixture_mount_table(dirs + 1, 1);	/* disk1 unmounted */
+	assert_int_equal(upcc_inventory_refresh(&inv), 0);
+	assert_int_equal(inv.nr_roots, 1);
+	assert_int_equal(inv.mounts_left, 1);
+	assert_non_null(strstr(inv.roots_changed, "unmounted "));
+	assert_non_null(strstr(inv.roots_changed, one));
+	assert_int_equal(inv.count, 1);		/* f went with its disk */
+	assert_string_equal(inv.roots[0].path, two);
+
+	assert_int_equal(upcc_inventory_refresh(&inv), 0);	/* no change, no news */
+	assert_string_equal(inv.roots_changed, "");
+	setenv("UPCC_MOUNTINFO", "/nonexistent/mountinfo", 1);
+	assert_int_equal(upcc_inventory_refresh(&inv), 0);
+	assert_int_equal(inv.nr_roots, 1);
+	assert_int_equal(inv.count, 1);
+	upcc_inventory_fini(&inv);
+	unsetenv("UPCC_MOUNTINFO");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -389,6 +470,7 @@ int main(void)
 		cmocka_unit_test(test_evict_replaced_file),
 		cmocka_unit_test(test_path_sample),
 		cmocka_unit_test(test_mounts_inventory),
+		cmocka_unit_test(test_mounts_follow_table),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

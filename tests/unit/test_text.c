@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_text.c - bounded summaries: appended in pieces, marked when cut.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "text.h"
+
+static void test_append_fits(void **state)
+{
+	char text[16] = "";
+
+	(void)state;
+	upcc_text_append(text, sizeof(text), "%s", "fadvise");
+	upcc_text_append(text, sizeof(text), ": %d", 42);
+	assert_string_equal(text, "fadvise: 42");
+	upcc_text_append(text, sizeof(text), "%s", "");
+	assert_string_equal(text, "fadvise: 42");
+}
+
+/* Exactly full is not cut: only what does not fit gets the marker. */
+static void test_append_exact(void **state)
+{
+	char text[8] = "";
+
+	(void)state;
+	upcc_text_append(text, sizeof(text), "1234567");
+	assert_string_equal(text, "1234567");
+}
+
+static void test_append_cut(void **state)
+{
+	char text[16] = "";
+
+	(void)state;
+	upcc_text_append(text, sizeof(text), "fadvise: 42");
+	upcc_text_append(text, sizeof(text), " and much more");
+	assert_string_equal(text, "fadvise: 42 ...");
+	assert_int_equal(strlen(text), sizeof(text) - 1);
+	upcc_text_append(text, sizeof(text), "x");	/* marked: stays as it is */
+	assert_string_equal(text, "fadvise: 42 ...");
+}
+
+/* Buffers too small for the marker are left alone, never overrun. */
+static void test_append_tiny(void **state)
+{
+	char text[3] = "";
+	char canary[4] = "abc";
+
+	(void)state;
+	upcc_text_append(text, sizeof(text), "long text");
+	assert_string_equal(text, "");
+	upcc_text_append(canary, 1, "x");
+	assert_string_equal(canary, "abc");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_append_fits),
+		cmocka_unit_test(test_append_exact),
+		cmocka_unit_test(test_append_cut),
+		cmocka_unit_test(test_append_tiny),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
