@@ -318,6 +318,25 @@ static void test_path_sample(void **state)
 	assert_int_equal(upcc_path_sample(&scope, &sample), -EMEDIUMTYPE);
 }
 
+/* Two "disks" for the mount tests: @one (tree/disk1, a 16-page file f) and
+ * @two (tree/@second_name, an 8-page file g).
+ */
+#define DISK_PATH_LEN (PATH_MAX + 16)
+
+static void make_two_disks(char *one, char *two, const char *second_name)
+{
+	char file[PATH_MAX + 32];
+
+	snprintf(one, DISK_PATH_LEN, "%s/disk1", tree);
+	snprintf(two, DISK_PATH_LEN, "%s/%s", tree, second_name);
+	assert_int_equal(ua_mkdir_p(one), 0);
+	assert_int_equal(ua_mkdir_p(two), 0);
+	snprintf(file, sizeof(file), "%s/f", one);
+	assert_int_equal(ua_cached_file(file, 16, 1), 0);
+	snprintf(file, sizeof(file), "%s/g", two);
+	assert_int_equal(ua_cached_file(file, 8, 1), 0);
+}
+
 /* The system scope's inventory: each listed mount is a root of its own,
  * walked once per refresh; a mount that is gone is left out; none at all is
  * an empty inventory, not an error.  The "mounts" are the test's own
@@ -325,21 +344,14 @@ static void test_path_sample(void **state)
  */
 static void test_mounts_inventory(void **state)
 {
-	char text[8 * PATH_MAX], one[PATH_MAX + 16], two[PATH_MAX + 16], file[PATH_MAX + 32];
+	char text[8 * PATH_MAX], one[DISK_PATH_LEN], two[DISK_PATH_LEN];
 	struct upcc_mount_list mounts = { 0 };
 	struct upcc_inventory inv;
 	struct stat st;
 	unsigned int maj, min;
 
 	(void)state;
-	snprintf(one, sizeof(one), "%s/disk1", tree);
-	snprintf(two, sizeof(two), "%s/disk 2", tree);
-	assert_int_equal(ua_mkdir_p(one), 0);
-	assert_int_equal(ua_mkdir_p(two), 0);
-	snprintf(file, sizeof(file), "%s/f", one);
-	assert_int_equal(ua_cached_file(file, 16, 1), 0);
-	snprintf(file, sizeof(file), "%s/g", two);
-	assert_int_equal(ua_cached_file(file, 8, 1), 0);
+	make_two_disks(one, two, "disk 2");
 	assert_int_equal(stat(tree, &st), 0);
 	maj = major(st.st_dev);
 	min = minor(st.st_dev);
@@ -406,20 +418,13 @@ static void fixture_mount_table(const char *const *dirs, size_t nr_dirs)
  */
 static void test_mounts_follow_table(void **state)
 {
-	char one[PATH_MAX + 16], two[PATH_MAX + 16], file[PATH_MAX + 32];
+	char one[DISK_PATH_LEN], two[DISK_PATH_LEN];
 	const char *dirs[2] = { one, two };
 	struct upcc_mount_list mounts = { 0 };
 	struct upcc_inventory inv;
 
 	(void)state;
-	snprintf(one, sizeof(one), "%s/disk1", tree);
-	snprintf(two, sizeof(two), "%s/disk2", tree);
-	assert_int_equal(ua_mkdir_p(one), 0);
-	assert_int_equal(ua_mkdir_p(two), 0);
-	snprintf(file, sizeof(file), "%s/f", one);
-	assert_int_equal(ua_cached_file(file, 16, 1), 0);
-	snprintf(file, sizeof(file), "%s/g", two);
-	assert_int_equal(ua_cached_file(file, 8, 1), 0);
+	make_two_disks(one, two, "disk2");
 
 	fixture_mount_table(dirs, 1);
 	assert_int_equal(upcc_mounts_load(&mounts, NULL), 0);
