@@ -140,7 +140,7 @@ static bool fadvise_detail(const struct upcc_backend *backend, size_t index, cha
 	if (!inv || index >= inv->nr_roots)
 		return false;
 	snprintf(line, len, "inventory root %s (%s)", inv->roots[index].path,
-		 inv->roots[index].marked ? "fanotify mark, walk" : "walks only");
+		 upcc_inventory_root_learning(&inv->roots[index]));
 	return true;
 }
 

@@ -592,7 +592,7 @@ static int inventory_alloc(struct upcc_inventory *inv, size_t capacity)
 static int add_root(struct upcc_inventory *inv, const char *path, dev_t dev, bool check_dev)
 {
 	struct upcc_inventory_root *roots, *r;
-	char *real = realpath(path, NULL);
+	char *real = realpath(path, NULL), *listed = NULL;
 	struct stat st;
 
 	if (!real)
@@ -602,14 +602,19 @@ static int add_root(struct upcc_inventory *inv, const char *path, dev_t dev, boo
 		return 0;
 	}
 	roots = realloc(inv->roots, (inv->nr_roots + 1) * sizeof(*roots));
-	if (!roots) {
+	if (roots)
+		inv->roots = roots;
+	if (check_dev)
+		listed = strdup(path);
+	if (!roots || (check_dev && !listed)) {
 		free(real);
+		free(listed);
 		return -ENOMEM;
 	}
-	inv->roots = roots;
 	r = &roots[inv->nr_roots++];
 	memset(r, 0, sizeof(*r));
 	r->path = real;
+	r->listed = listed;
 	r->dev = st.st_dev;
 	r->mount_fd = -1;
 	return 0;
@@ -663,20 +668,10 @@ int upcc_inventory_init_mounts(struct upcc_inventory *inv, const struct upcc_mou
 	return 0;
 }
 
-/* Roots hold resolved paths; mountinfo's are canonical too, but check. */
+/* Compared as mountinfo lists them: a root's resolved path may differ. */
 static bool same_mount(const struct upcc_inventory_root *r, const struct upcc_mount *m)
 {
-	char *real;
-	bool same;
-
-	if (r->dev != m->dev)
-		return false;
-	if (strcmp(r->path, m->mount_point) == 0)
-		return true;
-	real = realpath(m->mount_point, NULL);
-	same = real && strcmp(r->path, real) == 0;
-	free(real);
-	return same;
+	return r->listed && r->dev == m->dev && strcmp(r->listed, m->mount_point) == 0;
 }
 
 static bool root_listed(const struct upcc_inventory_root *r, const struct upcc_mount_list *mounts)
@@ -702,6 +697,7 @@ static void remove_root(struct upcc_inventory *inv, size_t index)
 	if (r->mount_fd >= 0)
 		close(r->mount_fd);
 	free(r->path);
+	free(r->listed);
 	memmove(r, r + 1, (inv->nr_roots - index - 1) * sizeof(*r));
 	inv->nr_roots--;
 }
@@ -745,8 +741,7 @@ static int sync_mount_roots(struct upcc_inventory *inv)
 			fanotify_mark_root(inv, &inv->roots[inv->nr_roots - 1]);
 		upcc_text_append(inv->roots_changed, sizeof(inv->roots_changed), "%smounted %s (%s)",
 				 *inv->roots_changed ? "; " : "", inv->roots[inv->nr_roots - 1].path,
-				 inv->roots[inv->nr_roots - 1].marked ? "fanotify mark, walk" :
-				 "walks only");
+				 upcc_inventory_root_learning(&inv->roots[inv->nr_roots - 1]));
 	}
 	upcc_mounts_free(&mounts);
 	return err;
@@ -760,6 +755,7 @@ void upcc_inventory_fini(struct upcc_inventory *inv)
 		if (inv->roots[i].mount_fd >= 0)
 			close(inv->roots[i].mount_fd);
 		free(inv->roots[i].path);
+		free(inv->roots[i].listed);
 	}
 	free(inv->roots);
 	for (size_t i = 0; i < inv->count; i++)

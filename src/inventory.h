@@ -76,11 +76,18 @@ struct upcc_inventory_totals {
  */
 struct upcc_inventory_root {
 	char *path;			/* realpath: fanotify events give absolute paths */
+	char *listed;			/* system scope: the mount point as mountinfo has it */
 	dev_t dev;
 	int mount_fd;			/* the root, for open_by_handle_at; -1 */
 	int32_t fsid[2];		/* statfs f_fsid: which root an event's handle is for */
 	bool marked;			/* its filesystem has our fanotify mark */
 };
+
+/* How a root's files are learnt, for logs: "fanotify mark, walk" or "walks only". */
+static inline const char *upcc_inventory_root_learning(const struct upcc_inventory_root *root)
+{
+	return root->marked ? "fanotify mark, walk" : "walks only";
+}
 
 /* fanotify learning: a file-system-wide mark on each root's filesystem
  * reports every close with a file handle, so files opened after the first
