@@ -437,9 +437,6 @@ static void test_kernel_at_least(void **state)
 }
 
 /* fadvise on a real tree: the pages asked for go, measured by residency. */
-/* Pages the host may reclaim from a test file while a test looks at it. */
-#define HOST_RECLAIM_SLACK 4
-
 static void test_fadvise_real(void **state)
 {
 	char dir[PATH_MAX * 2], path[PATH_MAX * 3];

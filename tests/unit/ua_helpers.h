@@ -53,6 +53,11 @@ static inline void ua_rm_rf(const char *dir)
 /* Write @pages pages of data to @path, fsync it (clean), read it back so
  * all of it is cached.  0 or -1.
  */
+/* Pages the host's own reclaim may take from a test's file while the test
+ * looks at it: the host is shared, and its reclaim is not ours to stop.
+ */
+#define HOST_RECLAIM_SLACK 4
+
 static inline int ua_cached_file(const char *path, unsigned int pages, int do_sync)
 {
 	long page = sysconf(_SC_PAGESIZE);
