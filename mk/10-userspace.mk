@@ -71,11 +71,12 @@ static: $(BUILD)/static/upcd $(BUILD)/static/upcc
 
 CHECK_SUITES += unit unit-valgrind
 
-# tests/unit/daemon.sh runs the ASan builds of the programs themselves.
+# tests/unit/daemon.sh runs the ASan builds of the programs themselves;
+# tests/unit/unit-file.sh checks systemd/upcd.service against them.
 unit: $(USR_UNIT_BINS) $(USR_UNIT_ASAN_BINS) $(BUILD)/asan/upcd $(BUILD)/asan/upcc
 	UPCD=$(BUILD)/asan/upcd UPCC=$(BUILD)/asan/upcc \
 		tests/unit/run.sh plain $(USR_UNIT_BINS) -- asan $(USR_UNIT_ASAN_BINS) \
-		-- script tests/unit/daemon.sh
+		-- script tests/unit/daemon.sh tests/unit/unit-file.sh
 
 unit-valgrind: $(USR_UNIT_BINS) $(BUILD)/upcd $(BUILD)/upcc
 	UPCD=$(BUILD)/upcd UPCC=$(BUILD)/upcc \

@@ -8,6 +8,7 @@ packages=(
 	build-essential bc bison flex libelf-dev libssl-dev python3 python3-ply python3-git rsync cpio kmod
 	ccache e2fsprogs util-linux busybox-static
 	libcmocka-dev valgrind pkg-config
+	systemd
 	qemu-system-x86 qemu-utils
 	gnuplot-nox
 	"$package=$version"
