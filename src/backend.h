@@ -55,6 +55,15 @@ struct upcc_backend_ops {
 		       uint64_t nr_pages, struct upcc_action_result *result);
 	void (*fini)(struct upcc_backend *backend);
 	/*
+	 * Optional: measure @scope from what the backend refreshes for its own
+	 * work anyway, when that is as complete as upcc_measure() (fadvise on
+	 * a path scope: the inventory measured every file of the tree), so a
+	 * step passes over the scope once, not twice.  The next reclaim() then
+	 * works on that refresh.  -EOPNOTSUPP: use upcc_measure().
+	 */
+	int (*sample)(struct upcc_backend *backend, struct upcc_scope *scope,
+		      struct upcc_sample *sample);
+	/*
 	 * Optional, after init: line @index of what the backend works on (for
 	 * fadvise, one inventory root per line), for upcd to log whole; `why`
 	 * is a summary that may be cut.  False past the last line.

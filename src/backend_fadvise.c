@@ -33,6 +33,12 @@
  * not "/": a guest whose root is an initramfs keeps its data on the disks
  * mounted below it.  A path scope is its tree.
  */
+/* backend->priv: the inventory, and whether a sample has just refreshed it. */
+struct fadvise_state {
+	struct upcc_inventory inv;
+	bool refreshed_by_sample;	/* the next reclaim works on that refresh */
+};
+
 static bool scope_uses_mounts(const struct upcc_scope *scope)
 {
 	return scope->kind == UPCC_SCOPE_SYSTEM || scope->kind == UPCC_SCOPE_NODE;
@@ -135,7 +141,8 @@ static void note_learning(struct upcc_backend *backend, const struct upcc_invent
 static bool fadvise_detail(const struct upcc_backend *backend, size_t index, char *line,
 			   size_t len)
 {
-	const struct upcc_inventory *inv = backend->priv;
+	const struct fadvise_state *state = backend->priv;
+	const struct upcc_inventory *inv = state ? &state->inv : NULL;
 
 	if (!inv || index >= inv->nr_roots)
 		return false;
@@ -146,11 +153,12 @@ static bool fadvise_detail(const struct upcc_backend *backend, size_t index, cha
 
 static int fadvise_init(struct upcc_backend *backend, struct upcc_scope *scope)
 {
-	struct upcc_inventory *inv = calloc(1, sizeof(*inv));
+	struct fadvise_state *state = calloc(1, sizeof(*state));
+	struct upcc_inventory *inv = state ? &state->inv : NULL;
 	struct upcc_mount_list mounts;
 	int err;
 
-	if (!inv)
+	if (!state)
 		return -ENOMEM;
 	if (scope_uses_mounts(scope)) {
 		err = upcc_mounts_load(&mounts, NULL);
@@ -163,10 +171,10 @@ static int fadvise_init(struct upcc_backend *backend, struct upcc_scope *scope)
 		err = upcc_inventory_init(inv, scope->path, scope->cross_mounts, 0);
 	}
 	if (err) {
-		free(inv);
+		free(state);
 		return err;
 	}
-	backend->priv = inv;
+	backend->priv = state;
 	note_learning(backend, inv);
 	return 0;
 }
@@ -191,14 +199,37 @@ static void evict_in_order(struct upcc_backend *backend, struct upcc_inventory *
 	}
 }
 
+/*
+ * A path scope's sample from the inventory's refresh: the refresh measures
+ * every file of the tree, as upcc_path_sample()'s walk would, so the step's
+ * reclaim can work on it instead of passing over the tree a second time.
+ */
+static int fadvise_sample(struct upcc_backend *backend, struct upcc_scope *scope,
+			  struct upcc_sample *sample)
+{
+	struct fadvise_state *state = backend->priv;
+	int err;
+
+	if (!state || scope->kind != UPCC_SCOPE_PATH)
+		return -EOPNOTSUPP;	/* the system scope reads /proc/meminfo */
+	state->refreshed_by_sample = false;
+	err = upcc_inventory_refresh(&state->inv);
+	if (err)
+		return err;
+	err = upcc_inventory_sample(&state->inv, sample);
+	state->refreshed_by_sample = !err;
+	return err;
+}
+
 static int fadvise_reclaim(struct upcc_backend *backend, struct upcc_scope *scope,
 			   uint64_t nr_pages, struct upcc_action_result *result)
 {
-	struct upcc_inventory *inv = backend->priv;
+	struct fadvise_state *state = backend->priv;
+	struct upcc_inventory *inv = state ? &state->inv : NULL;
 	struct upcc_inventory_entry **order;
 	uint64_t start_usec;
 	size_t count;
-	int err;
+	int err = 0;
 
 	(void)scope;
 	memset(result, 0, sizeof(*result));
@@ -206,7 +237,9 @@ static int fadvise_reclaim(struct upcc_backend *backend, struct upcc_scope *scop
 	if (!inv)
 		return -EINVAL;	/* init was not called */
 	start_usec = upcc_monotonic_usec();
-	err = upcc_inventory_refresh(inv);
+	if (!state->refreshed_by_sample)
+		err = upcc_inventory_refresh(inv);
+	state->refreshed_by_sample = false;
 	if (inv->roots_changed[0])
 		upcc_text_append(result->note, sizeof(result->note), "inventory: %s",
 				 inv->roots_changed);
@@ -227,11 +260,11 @@ static int fadvise_reclaim(struct upcc_backend *backend, struct upcc_scope *scop
 
 static void fadvise_fini(struct upcc_backend *backend)
 {
-	struct upcc_inventory *inv = backend->priv;
+	struct fadvise_state *state = backend->priv;
 
-	if (inv) {
-		upcc_inventory_fini(inv);
-		free(inv);
+	if (state) {
+		upcc_inventory_fini(&state->inv);
+		free(state);
 	}
 	backend->priv = NULL;
 }
@@ -242,6 +275,7 @@ const struct upcc_backend_ops upcc_backend_fadvise = {
 	.init = fadvise_init,
 	.reclaim = fadvise_reclaim,
 	.fini = fadvise_fini,
+	.sample = fadvise_sample,
 	.detail = fadvise_detail,
 	.may_unmap = false,
 	.auto_rank = 0,

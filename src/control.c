@@ -85,6 +85,21 @@ static void act(struct upcc_scope_run *run, struct upcc_step_report *report)
 	account(&run->scope, &report->result);
 }
 
+/* The backend's own measure where it has one: one pass over the scope per step. */
+static int take_sample(struct upcc_scope_run *run, upcc_sample_fn sample_fn,
+		       struct upcc_sample *sample)
+{
+	const struct upcc_backend_ops *ops = run->backend.ops;
+	int err;
+
+	if (run->backend_ready && ops && ops->sample) {
+		err = ops->sample(&run->backend, &run->scope, sample);
+		if (err != -EOPNOTSUPP)
+			return err;
+	}
+	return sample_fn(&run->scope, sample);
+}
+
 int upcc_control_step(struct upcc_scope_run *run, upcc_sample_fn sample_fn,
 		      uint64_t page_size, struct upcc_step_report *report)
 {
@@ -94,7 +109,7 @@ int upcc_control_step(struct upcc_scope_run *run, upcc_sample_fn sample_fn,
 	int err;
 
 	memset(report, 0, sizeof(*report));
-	err = sample_fn(scope, &sample);
+	err = take_sample(run, sample_fn, &sample);
 	if (err) {
 		report->outcome = UPCC_STEP_SAMPLE_FAILED;
 		report->error = err;

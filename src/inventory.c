@@ -1100,6 +1100,19 @@ static uint64_t mem_total_pages(void)
 	return info.kb[UPCC_MI_MEM_TOTAL] * 1024u / (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
+static void sample_from_totals(const struct upcc_inventory_totals *totals,
+			       struct upcc_sample *sample)
+{
+	memset(sample, 0, sizeof(*sample));
+	sample->total_pages = mem_total_pages();
+	sample->file_lru_pages = totals->cached_pages;
+	sample->mapped_pages = totals->mapped_pages;
+	sample->unmapped_pages = upcc_unmapped_file_pages(sample->file_lru_pages,
+							  sample->mapped_pages);
+	sample->dirty_pages = totals->dirty_pages;
+	sample->writeback_pages = totals->writeback_pages;
+}
+
 int upcc_path_sample(struct upcc_scope *scope, struct upcc_sample *sample)
 {
 	struct upcc_walk_options options = { .cross_mounts = scope->cross_mounts };
@@ -1115,13 +1128,15 @@ int upcc_path_sample(struct upcc_scope *scope, struct upcc_sample *sample)
 	upcc_mapped_set_free(&sc.mapped);
 	if (err)
 		return err < 0 ? err : -EIO;
-	memset(sample, 0, sizeof(*sample));
-	sample->total_pages = mem_total_pages();
-	sample->file_lru_pages = sc.totals.cached_pages;
-	sample->mapped_pages = sc.totals.mapped_pages;
-	sample->unmapped_pages = upcc_unmapped_file_pages(sample->file_lru_pages,
-							  sample->mapped_pages);
-	sample->dirty_pages = sc.totals.dirty_pages;
-	sample->writeback_pages = sc.totals.writeback_pages;
+	sample_from_totals(&sc.totals, sample);
+	return 0;
+}
+
+int upcc_inventory_sample(const struct upcc_inventory *inv, struct upcc_sample *sample)
+{
+	/* A full table forgot files that a walk would still count. */
+	if (inv->from_mounts || inv->dropped_full)
+		return -EOPNOTSUPP;
+	sample_from_totals(&inv->last, sample);
 	return 0;
 }

@@ -202,4 +202,12 @@ int upcc_inventory_evict(struct upcc_inventory *inv, struct upcc_inventory_entry
  */
 int upcc_path_sample(struct upcc_scope *scope, struct upcc_sample *sample);
 
+/*
+ * The same sample from the last upcc_inventory_refresh() of a path scope's
+ * inventory, which measured every file it knows: no second pass over the
+ * tree.  -EOPNOTSUPP where that would not be the whole scope (a system
+ * scope's inventory, or a table that was full and forgot files).
+ */
+int upcc_inventory_sample(const struct upcc_inventory *inv, struct upcc_sample *sample);
+
 #endif /* UPCC_INVENTORY_H */

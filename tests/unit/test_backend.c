@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "backend.h"
+#include "inventory.h"
 #include "residency.h"
 
 static char root[PATH_MAX];
@@ -515,6 +516,61 @@ static void fixture_mountinfo(const char *dir)
 	fixture_mountinfo_of(&dir, dir ? 1 : 0);
 }
 
+/* fadvise measures a path scope from its inventory's refresh, as the walk of
+ * upcc_path_sample() would, and the reclaim of the same step works on that
+ * refresh instead of making another; the system scope is not its to measure.
+ */
+static void test_fadvise_sample_path(void **state)
+{
+	char dir[PATH_MAX * 2], path[PATH_MAX * 3];
+	struct upcc_backend backend = { 0 };
+	struct upcc_scope scope;
+	struct upcc_sample from_inventory, from_walk;
+	struct upcc_action_result result;
+	const struct upcc_inventory *inv;
+	uint32_t scan;
+
+	(void)state;
+	if (upcc_residency_method() != UPCC_RESIDENCY_CACHESTAT || ua_under_valgrind())
+		skip();
+	snprintf(dir, sizeof(dir), "%s/sampled", root);
+	assert_int_equal(ua_mkdir_p(dir), 0);
+	snprintf(path, sizeof(path), "%s/a", dir);
+	assert_int_equal(ua_cached_file(path, 96, 1), 0);
+	snprintf(path, sizeof(path), "%s/b", dir);
+	assert_int_equal(ua_cached_file(path, 32, 1), 0);
+	scope = scope_of(UPCC_SCOPE_PATH, dir);
+	assert_int_equal(upcc_backend_select(&backend, "fadvise", &scope), 0);
+	assert_int_equal(backend.ops->init(&backend, &scope), 0);
+	assert_non_null(backend.ops->sample);
+	assert_int_equal(backend.ops->sample(&backend, &scope, &from_inventory), 0);
+	assert_int_equal(upcc_path_sample(&scope, &from_walk), 0);
+	/* Measured one after the other: the host may reclaim a page between. */
+	assert_in_range(from_inventory.file_lru_pages,
+			from_walk.file_lru_pages, from_walk.file_lru_pages + HOST_RECLAIM_SLACK);
+	assert_in_range(from_inventory.file_lru_pages, 128 - HOST_RECLAIM_SLACK, 128);
+	assert_true(from_inventory.unmapped_pages == from_inventory.file_lru_pages);
+	assert_true(from_inventory.total_pages == from_walk.total_pages);
+	/* The inventory is the state's first member (backend_fadvise.c). */
+	inv = backend.priv;
+	scan = inv->scan;
+	assert_int_equal(backend.ops->reclaim(&backend, &scope, 40, &result), 0);
+	assert_true(result.reclaimed_pages >= 40);
+	assert_int_equal(inv->scan, scan);	/* no second refresh in the step */
+	assert_int_equal(backend.ops->reclaim(&backend, &scope, 8, &result), 0);
+	assert_int_equal(inv->scan, scan + 1);	/* a reclaim alone refreshes */
+	backend.ops->fini(&backend);
+
+	scope = scope_of(UPCC_SCOPE_SYSTEM, NULL);
+	fixture_mountinfo(dir);
+	assert_int_equal(upcc_backend_select(&backend, "fadvise", &scope), 0);
+	assert_int_equal(backend.ops->init(&backend, &scope), 0);
+	assert_int_equal(backend.ops->sample(&backend, &scope, &from_inventory), -EOPNOTSUPP);
+	backend.ops->fini(&backend);
+	unsetenv("UPCC_MOUNTINFO");
+	unsetenv("UPCC_NO_FANOTIFY");
+}
+
 /* The system scope on an initramfs root with no disk: it starts, says why
  * it has nothing to do, and reclaims nothing.
  */
@@ -640,6 +696,7 @@ int main(void)
 		cmocka_unit_test_setup(test_damon_never_takes_over, per_test),
 		cmocka_unit_test_setup(test_kernel_at_least, per_test),
 		cmocka_unit_test_setup(test_fadvise_real, per_test),
+		cmocka_unit_test_setup(test_fadvise_sample_path, per_test),
 		cmocka_unit_test_setup(test_fadvise_system_no_disk, per_test),
 		cmocka_unit_test_setup(test_fadvise_system_disk, per_test),
 		cmocka_unit_test_setup(test_fadvise_system_long_paths, per_test),

@@ -86,6 +86,71 @@ static int reset(void **state)
 	return 0;
 }
 
+/* A backend that measures the scope itself (fadvise on a path scope). */
+static int backend_sample_result;	/* what its sample op returns */
+static unsigned int backend_sample_calls;
+static unsigned int scope_sample_calls;
+
+static int counting_scope_sample(struct upcc_scope *scope, struct upcc_sample *sample)
+{
+	scope_sample_calls++;
+	return fake_sample(scope, sample);
+}
+
+static int fake_backend_sample(struct upcc_backend *backend, struct upcc_scope *scope,
+			       struct upcc_sample *sample)
+{
+	(void)backend;
+	backend_sample_calls++;
+	if (backend_sample_result)
+		return backend_sample_result;
+	return fake_sample(scope, sample);
+}
+
+static const struct upcc_backend_ops sampling_ops = {
+	.name = "sampling",
+	.reclaim = fake_reclaim,
+	.sample = fake_backend_sample,
+};
+
+/* The backend's sample replaces the scope's; -EOPNOTSUPP falls back to it;
+ * any other error is the step's; a backend not ready is never asked.
+ */
+static void test_backend_sample(void **state)
+{
+	struct upcc_scope_run run;
+	struct upcc_step_report report;
+
+	(void)state;
+	make_run(&run);
+	run.backend.ops = &sampling_ops;
+	backend_sample_calls = scope_sample_calls = 0;
+	backend_sample_result = 0;
+	fake_unmapped = 170000;
+	assert_int_equal(upcc_control_step(&run, counting_scope_sample, PAGE_SIZE, &report), 0);
+	assert_int_equal(report.outcome, UPCC_STEP_ACTED);
+	assert_int_equal(backend_sample_calls, 1);
+	assert_int_equal(scope_sample_calls, 0);
+	assert_true(report.unmapped_before == 170000);
+
+	backend_sample_result = -EOPNOTSUPP;
+	assert_int_equal(upcc_control_step(&run, counting_scope_sample, PAGE_SIZE, &report), 0);
+	assert_int_equal(backend_sample_calls, 2);
+	assert_int_equal(scope_sample_calls, 1);
+	assert_true(report.unmapped_before == 150000);
+
+	backend_sample_result = -EIO;
+	assert_int_equal(upcc_control_step(&run, counting_scope_sample, PAGE_SIZE, &report), -EIO);
+	assert_int_equal(report.outcome, UPCC_STEP_SAMPLE_FAILED);
+	assert_int_equal(scope_sample_calls, 1);
+
+	run.backend_ready = false;
+	assert_int_equal(upcc_control_step(&run, counting_scope_sample, PAGE_SIZE, &report), 0);
+	assert_int_equal(backend_sample_calls, 3);
+	assert_int_equal(scope_sample_calls, 2);
+	assert_int_equal(report.outcome, UPCC_STEP_NO_BACKEND);
+}
+
 static void test_idle_below_trigger(void **state)
 {
 	struct upcc_scope_run run;
@@ -555,6 +620,7 @@ int main(void)
 		cmocka_unit_test_setup(test_round_stops, reset),
 		cmocka_unit_test_setup(test_round_keeps_up_with_stream, reset),
 		cmocka_unit_test(test_resolve),
+		cmocka_unit_test_setup(test_backend_sample, reset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
