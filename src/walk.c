@@ -378,7 +378,10 @@ int upcc_walk(const char *root, const struct upcc_walk_options *options, upcc_wa
  * Never walked, whatever their source says: pseudo and memory-backed
  * filesystems (nothing on a disk to give back), overlay (its cache lives in
  * the layers, walked as their own mounts), FUSE and network filesystems
- * (remote or userspace-backed: skipped by default).  squashfs is kept: a
+ * (remote or userspace-backed: skipped by default), and the host folders a
+ * hypervisor shares into a guest (hostfs, vboxsf, prl_fs, as 9p and
+ * virtiofs): their source may look like a device ("/dev/root" for a UML
+ * hostfs root), but walking one walks the host's tree.  squashfs is kept: a
  * read-only image on a block or loop device whose cache is clean and
  * droppable like any other.
  */
@@ -388,6 +391,7 @@ static const char *const never_walked_fstypes[] = {
 	"mqueue", "nsfs", "fusectl", "configfs", "efivarfs", "selinuxfs", "binfmt_misc",
 	"autofs", "overlay", "aufs", "nfs", "nfs4", "cifs", "smb3", "smbfs", "ceph",
 	"9p", "afs", "glusterfs", "lustre", "virtiofs", "ncpfs", "coda", "zram",
+	"hostfs", "vboxsf", "prl_fs",
 };
 
 /* Known disk filesystems, for a source that is not a path (btrfs shows a

@@ -287,6 +287,8 @@ static void test_mount_rules(void **state)
 	assert_false(upcc_mount_is_local_disk("nfs", "host:/x"));
 	assert_false(upcc_mount_is_local_disk("cifs", "//host/share"));
 	assert_false(upcc_mount_is_local_disk("virtiofs", "share"));
+	assert_false(upcc_mount_is_local_disk("hostfs", "/dev/root"));	/* UML's root */
+	assert_false(upcc_mount_is_local_disk("vboxsf", "share"));
 	assert_false(upcc_mount_is_local_disk("mystery", "none"));
 	assert_false(upcc_mount_is_local_disk("", "/dev/sda"));
 	assert_false(upcc_mount_is_local_disk(NULL, "/dev/sda"));
