@@ -212,13 +212,12 @@ static int fadvise_sample(struct upcc_backend *backend, struct upcc_scope *scope
 
 	if (!state || scope->kind != UPCC_SCOPE_PATH)
 		return -EOPNOTSUPP;	/* the system scope reads /proc/meminfo */
-	state->refreshed_by_sample = false;
 	err = upcc_inventory_refresh(&state->inv);
+	/* Even where the sample must come from a walk, the reclaim may use this. */
+	state->refreshed_by_sample = !err;
 	if (err)
 		return err;
-	err = upcc_inventory_sample(&state->inv, sample);
-	state->refreshed_by_sample = !err;
-	return err;
+	return upcc_inventory_sample(&state->inv, sample);
 }
 
 static int fadvise_reclaim(struct upcc_backend *backend, struct upcc_scope *scope,
