@@ -32,6 +32,8 @@ def load_run(path):
         next(f)
         for line in f:
             t, ram, qemu, img, avail = (int(x) for x in line.split("\t"))
+            if not qemu:
+                continue  # QEMU exited while hostsample read it: a torn sample
             host.append({"t": t / 1000.0, "ram": ram / 1024.0, "qemu": qemu / 1024.0,
                          "img": img / 1024.0, "avail": avail / 1024.0})
     marks, results, guest, header = {}, {}, [], None

@@ -223,6 +223,8 @@ int main(int argc, char **argv)
 		double t_ms = now_msec() - t0;
 
 		take_sample((pid_t)pid, ram_mib * 1024, image_fd, &s);
+		if (!s.qemu_rss_kb)
+			break;	/* QEMU exited while it was read: a torn sample */
 		fprintf(out, "%.0f\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n",
 			t_ms, s.ram_rss_kb, s.qemu_rss_kb, s.img_cache_kb, s.memavail_kb);
 		fflush(out);
