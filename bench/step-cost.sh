@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# step-cost.sh - what one `upcd --once` drain of a path scope costs, for one
+# or more upcd binaries side by side (e.g. before and after a change).
+#
+# usage: bench/step-cost.sh [--files N] [--kib K] [--runs R] [--target SIZE]
+#                           [--trigger SIZE] [UPCD...]
+#
+# Makes a tree of N (3000) files of K (64) KiB under build/bench-step/, on the
+# repo's own disk, and syncs it (so every page is clean and fadvise may drop
+# it).  Then R (3) times, for each UPCD in turn (default build/upcd): reads the
+# whole tree into the page cache and runs
+#   UPCD --once --backend=fadvise --scope=path:TREE --target T --trigger G
+# timing it.  It prints one row per run: wall ms, steps, pages asked for,
+# pages reclaimed, the over-ask (reclaimed beyond what a step asked for), and
+# the scope's unmapped cache at the end.  Then the median wall time per binary
+# and its ratio to the first.  Only the files it made are read or evicted.
+#
+# An older binary to compare with:
+#   git worktree add /tmp/upcc-old REV && make -C /tmp/upcc-old build/upcd
+#   bench/step-cost.sh /tmp/upcc-old/build/upcd build/upcd
+set -eu
+cd "$(dirname "$0")/.."
+files=3000
+kib=64
+runs=3
+target=8M
+trigger=16M
+upcds=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--files) files=$2; shift 2 ;;
+	--kib) kib=$2; shift 2 ;;
+	--runs) runs=$2; shift 2 ;;
+	--target) target=$2; shift 2 ;;
+	--trigger) trigger=$2; shift 2 ;;
+	-h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+	-*) echo "step-cost: unknown option $1" >&2; exit 2 ;;
+	*) upcds+=("$1"); shift ;;
+	esac
+done
+[ ${#upcds[@]} -gt 0 ] || upcds=(build/upcd)
+for u in "${upcds[@]}"; do
+	[ -x "$u" ] || { echo "step-cost: $u is not an executable (make build/upcd?)" >&2; exit 2; }
+done
+
+work=$PWD/build/bench-step
+tree=$work/tree
+stamp="$files x $kib KiB"
+if [ "$(cat "$work/stamp" 2>/dev/null)" != "$stamp" ]; then
+	rm -rf "$work"
+	mkdir -p "$tree"
+	per_dir=300
+	for ((i = 0; i < files; i++)); do
+		dir=$tree/$((i / per_dir))
+		[ -d "$dir" ] || mkdir "$dir"
+		head -c $((kib * 1024)) /dev/urandom >"$dir/f$i"
+	done
+	sync -f "$tree"
+	echo "$stamp" >"$work/stamp"
+fi
+
+# One drain; prints "wall_ms steps asked reclaimed over end_unmapped".
+drain() {
+	local upcd=$1 log=$work/run.log start end
+	find "$tree" -type f -exec cat {} + >/dev/null
+	start=$(date +%s%N)
+	"$upcd" --once --backend=fadvise --scope="path:$tree" --target "$target" \
+		--trigger "$trigger" --state "$work/state.json" 2>"$log" || true
+	end=$(date +%s%N)
+	awk -v wall=$(((end - start) / 1000000)) '
+		/fadvise reclaimed [0-9]+ of [0-9]+ pages/ {
+			for (i = 1; i <= NF; i++) if ($i == "reclaimed") { got = $(i + 1); asked = $(i + 3) }
+			steps++; sum_asked += asked; sum_got += got
+			if (got > asked) over += got - asked
+		}
+		/idle: unmapped/ {
+			for (i = 1; i <= NF; i++) if ($i == "unmapped") end = $(i + 1) " " $(i + 2)
+			sub(/,$/, "", end)
+		}
+		END { printf "%d %d %d %d %d %s\n", wall, steps, sum_asked, sum_got, over, end }' "$log"
+}
+
+echo "tree: $stamp ($(du -sh "$tree" | cut -f1)), target $target, trigger $trigger, $runs runs"
+printf '| upcd | run | wall ms | steps | asked | reclaimed | over-ask | unmapped at end |\n'
+printf '|---|---|---|---|---|---|---|---|\n'
+declare -A walls
+for ((r = 1; r <= runs; r++)); do
+	for u in "${upcds[@]}"; do
+		read -r wall steps asked got over end_value end_unit <<<"$(drain "$u")"
+		printf '| %s | %d | %d | %d | %d | %d | %d | %s %s |\n' "$u" "$r" "$wall" "$steps" \
+			"$asked" "$got" "$over" "$end_value" "$end_unit"
+		walls[$u]="${walls[$u]:-} $wall"
+	done
+done
+echo
+first=
+for u in "${upcds[@]}"; do
+	median=$(tr ' ' '\n' <<<"${walls[$u]}" | grep . | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+	[ -n "$first" ] || first=$median
+	awk -v u="$u" -v m="$median" -v f="$first" \
+		'BEGIN { printf "median %s: %d ms (%.2fx the first)\n", u, m, m / f }'
+done
