@@ -16,6 +16,13 @@ $(WORKLOAD): bench/workload.c src/policy.c src/policy.h src/cachestat.h
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -static -o $@ bench/workload.c src/policy.c
 
+# The system scope's mount-table cost per refresh (docs/backends.md).
+MOUNTINFO_COST := $(BENCH_BUILD)/mountinfo-cost
+all: $(MOUNTINFO_COST)
+$(MOUNTINFO_COST): bench/mountinfo-cost.c $(BUILD)/libupcc.a
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) -D_GNU_SOURCE -o $@ $^
+
 # BENCH_ARGS is passed through, e.g. make bench BENCH_ARGS="--interval 100".
 # The kernel target is mk/20-kernel.mk's, the static builds mk/10-userspace.mk's.
 bench: kernel $(WORKLOAD) $(BUILD)/static/upcd $(BUILD)/static/upcc
