@@ -16,10 +16,10 @@ $(WORKLOAD): bench/workload.c src/policy.c src/policy.h src/cachestat.h
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -static -o $@ bench/workload.c src/policy.c
 
-# The system scope's mount-table cost per refresh (docs/backends.md).
-MOUNTINFO_COST := $(BENCH_BUILD)/mountinfo-cost
-all: $(MOUNTINFO_COST)
-$(MOUNTINFO_COST): bench/mountinfo-cost.c $(BUILD)/libupcc.a
+# The inventory's costs: walk, refresh, mount table (docs/backends.md).
+INVENTORY_COST := $(BENCH_BUILD)/inventory-cost
+all: $(INVENTORY_COST)
+$(INVENTORY_COST): bench/inventory-cost.c $(BUILD)/libupcc.a
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -D_GNU_SOURCE -o $@ $^
 
