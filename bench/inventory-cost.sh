@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # inventory-cost.sh [--files N] [--dirs D] - the inventory's cost on a big
 # tree, beside find(1): N (100000) one-page files in D (200) directories
-# under build/bench-inventory/ (made once, on the repo's disk, read into the
+# under build/bench-inventory/ (bench/make-tree.sh: made once, on the repo's disk, read into the
 # page cache before each measurement), then
 #   build/bench/inventory-cost walk TREE      the walk alone
 #   build/bench/inventory-cost refresh TREE   walk + residency + table
@@ -23,21 +23,8 @@ done
 make -s build/bench/inventory-cost build/upcc
 work=$PWD/build/bench-inventory
 tree=$work/tree
-stamp="$files files in $dirs dirs"
-if [ "$(cat "$work/stamp" 2>/dev/null)" != "$stamp" ]; then
-	rm -rf "$work"
-	mkdir -p "$tree"
-	for ((d = 0; d < dirs; d++)); do mkdir "$tree/$d"; done
-	# One 4 KiB page each, written by one process per directory.
-	for ((d = 0; d < dirs; d++)); do
-		per=$((files / dirs + (d < files % dirs ? 1 : 0)))
-		(cd "$tree/$d" && head -c 4096 /dev/zero >f0 && for ((i = 1; i < per; i++)); do
-			cp f0 "f$i"; done)
-	done
-	sync -f "$tree"
-	echo "$stamp" >"$work/stamp"
-fi
-echo "tree: $stamp ($(du -sh "$tree" | cut -f1))"
+bench/make-tree.sh "$work" "$files" 4 "$dirs"
+echo "tree: $(cat "$work/stamp") ($(du -sh "$tree" | cut -f1))"
 measure() {	# measure NAME COMMAND...
 	local name=$1
 	shift

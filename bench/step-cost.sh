@@ -45,19 +45,7 @@ done
 
 work=$PWD/build/bench-step
 tree=$work/tree
-stamp="$files x $kib KiB"
-if [ "$(cat "$work/stamp" 2>/dev/null)" != "$stamp" ]; then
-	rm -rf "$work"
-	mkdir -p "$tree"
-	per_dir=300
-	for ((i = 0; i < files; i++)); do
-		dir=$tree/$((i / per_dir))
-		[ -d "$dir" ] || mkdir "$dir"
-		head -c $((kib * 1024)) /dev/urandom >"$dir/f$i"
-	done
-	sync -f "$tree"
-	echo "$stamp" >"$work/stamp"
-fi
+bench/make-tree.sh "$work" "$files" "$kib" $(((files + 299) / 300))
 
 # One drain; prints "wall_ms steps asked reclaimed over end_unmapped".
 drain() {
@@ -80,7 +68,7 @@ drain() {
 		END { printf "%d %d %d %d %d %s\n", wall, steps, sum_asked, sum_got, over, end }' "$log"
 }
 
-echo "tree: $stamp ($(du -sh "$tree" | cut -f1)), target $target, trigger $trigger, $runs runs"
+echo "tree: $(cat "$work/stamp") ($(du -sh "$tree" | cut -f1)), target $target, trigger $trigger, $runs runs"
 printf '| upcd | run | wall ms | steps | asked | reclaimed | over-ask | unmapped at end |\n'
 printf '|---|---|---|---|---|---|---|---|\n'
 declare -A walls
