@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -28,17 +29,26 @@ static int write_all(int fd, const char *data, size_t len)
 	return 0;
 }
 
+/*
+ * The temporary file gets a random name, created with O_EXCL (mkostemp):
+ * in a directory others may write to, a name they can guess is a name
+ * they can take first, with a FIFO (our open would block for ever) or a
+ * file of their own (which the rename would then publish as ours).
+ */
 int upcc_atomic_write(const char *path, const char *data, size_t len)
 {
 	char temp[PATH_MAX];
 	int fd, err;
 
-	if (snprintf(temp, sizeof(temp), "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof(temp))
+	if (snprintf(temp, sizeof(temp), "%s.tmp.XXXXXX", path) >= (int)sizeof(temp))
 		return -ENAMETOOLONG;
-	fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	fd = mkostemp(temp, O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	err = write_all(fd, data, len);
+	/* mkostemp makes it 0600; the report files are for every reader. */
+	err = fchmod(fd, 0644) ? -errno : 0;
+	if (!err)
+		err = write_all(fd, data, len);
 	if (!err && fsync(fd))
 		err = -errno;
 	if (close(fd) && !err)

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* test_state.c - the daemon's state file, written and read back. */
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "unit.h"
@@ -82,11 +85,50 @@ static void test_bad_files(void **state)
 	assert_int_equal(count, 0);
 }
 
+/*
+ * Someone else's FIFO or file at the temporary name the writer used to
+ * pick (PATH.tmp.PID) neither blocks it (the alarm fails the test instead
+ * of hanging it) nor becomes the published file.
+ */
+static void test_atomic_write_taken_names(void **state)
+{
+	char dir[] = "/tmp/upcc-state-XXXXXX", path[64], fifo[96], planted[96];
+	struct stat st, planted_st;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/state.json", dir);
+	snprintf(fifo, sizeof(fifo), "%s.tmp.%ld", path, (long)getpid());
+	assert_int_equal(mkfifo(fifo, 0666), 0);
+	signal(SIGALRM, SIG_DFL);
+	alarm(5);
+	assert_int_equal(upcc_atomic_write(path, "{}\n", 3), 0);
+	alarm(0);
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, 0644);
+	assert_int_equal(unlink(fifo), 0);
+
+	/* A planted 0666 file at the old name must not become the report. */
+	snprintf(planted, sizeof(planted), "%s.tmp.%ld", path, (long)getpid());
+	assert_int_equal(close(open(planted, O_WRONLY | O_CREAT | O_EXCL, 0666)), 0);
+	assert_int_equal(chmod(planted, 0666), 0);
+	assert_int_equal(stat(planted, &planted_st), 0);
+	assert_int_equal(upcc_atomic_write(path, "{}\n", 3), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(st.st_ino != planted_st.st_ino);
+	assert_int_equal(st.st_mode & 07777, 0644);
+	assert_int_equal(unlink(planted), 0);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_bad_files),
+		cmocka_unit_test(test_atomic_write_taken_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
