@@ -76,7 +76,7 @@ CHECK_SUITES += unit unit-valgrind
 unit: $(USR_UNIT_BINS) $(USR_UNIT_ASAN_BINS) $(BUILD)/asan/upcd $(BUILD)/asan/upcc
 	UPCD=$(BUILD)/asan/upcd UPCC=$(BUILD)/asan/upcc \
 		tests/unit/run.sh plain $(USR_UNIT_BINS) -- asan $(USR_UNIT_ASAN_BINS) \
-		-- script tests/unit/daemon.sh tests/unit/unit-file.sh
+		-- script tests/unit/daemon.sh tests/unit/hostile.sh tests/unit/unit-file.sh
 
 unit-valgrind: $(USR_UNIT_BINS) $(BUILD)/upcd $(BUILD)/upcc
 	UPCD=$(BUILD)/upcd UPCC=$(BUILD)/upcc \

@@ -52,7 +52,6 @@ struct upcd {
 	struct upcc_scope_run *runs;
 	size_t nr_runs;
 	uint64_t page_size;
-	bool reports_enabled;		/* state/metrics files are written */
 	bool state_warned, metrics_warned;
 };
 
@@ -200,6 +199,15 @@ static int build_config(const struct upcd_options *options, struct upcc_config *
 		err = upcc_config_load(path, config, error, sizeof(error));
 	if (!err)
 		err = apply_daemon_options(options, config, error, sizeof(error));
+	/* A dry run writes reports only where the command line says: not the
+	 * config file's paths, nor the default state file, here and on reload.
+	 */
+	if (!err && options->dry_run) {
+		if (!options->state)
+			config->state_path[0] = '\0';
+		if (!options->metrics)
+			config->metrics_path[0] = '\0';
+	}
 	if (err) {
 		upcc_log(LOG_ERR, "%s", error);
 		upcc_config_free(config);
@@ -390,8 +398,6 @@ static void write_reports(struct upcd *upcd)
 	const struct upcc_config *config = &upcd->config;
 	int err;
 
-	if (!upcd->reports_enabled)
-		return;
 	if (config->state_path[0]) {
 		ensure_parent(config->state_path);
 		err = upcc_state_write(config->state_path, upcd->runs, upcd->nr_runs,
@@ -681,10 +687,6 @@ int main(int argc, char **argv)
 	upcc_log_init(upcd.options.verbose);
 	if (build_config(&upcd.options, &upcd.config))
 		return EXIT_USAGE;
-	/* A dry run writes reports only where it was told to: it changes nothing else. */
-	upcd.reports_enabled = !upcd.options.dry_run || upcd.options.state || upcd.options.metrics;
-	if (upcd.options.dry_run && !upcd.options.state)
-		upcd.config.state_path[0] = '\0';
 	if (build_runs(&upcd, &upcd.runs)) {
 		upcd.nr_runs = upcd.config.nr_scopes;
 		upcc_log(LOG_ERR, "a scope has no usable backend: not starting");

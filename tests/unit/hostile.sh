@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# hostile.sh [UPCD UPCC] - the adversarial test's reproductions
+# (docs: ../shared/reviews/upcd-adversarial-test.md, issue 12), run against
+# the programs: each check fails on the code before its fix.  Every upcd
+# is a --dry-run or works on a tree this script creates; nothing global is
+# touched.  Ends on "N passed, N failed".
+set -u
+upcd=${1:-${UPCD:?}}
+upcc=${2:-${UPCC:?}}
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d /var/tmp/upcc-hostile-XXXXXX)
+passed=0
+failed=0
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+check() {	# check NAME COMMAND...: passes if COMMAND succeeds
+	local name=$1
+	shift
+	if "$@" >>"$tmp/check.log" 2>&1; then
+		echo "PASS $name"
+		passed=$((passed + 1))
+	else
+		echo "FAIL $name"
+		tail -n 5 "$tmp/check.log"
+		failed=$((failed + 1))
+	fi
+}
+exit_code_is() {	# exit_code_is WANT COMMAND...
+	local want=$1
+	shift
+	timeout 20 "$@" >"$tmp/out" 2>"$tmp/err"
+	local rc=$?
+	[ "$rc" -eq "$want" ] || { echo "exit $rc, wanted $want: $*"; cat "$tmp/err"; return 1; }
+}
+absent() { [ ! -e "$1" ]; }
+wait_for() {	# wait_for SECONDS COMMAND...
+	local deadline=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ $SECONDS -ge $deadline ] && return 1
+		sleep 0.1
+	done
+}
+
+# 2. A dry run writes only the files the command line names: not the
+# config's metrics, and after SIGHUP not the config's state either.
+mkdir "$tmp/dr"
+printf 'metrics = %s\nstate = %s\n' "$tmp/dr/cfg.prom" "$tmp/dr/cfg.json" >"$tmp/dr/dr.conf"
+check "dry run --once with --state exits 0" exit_code_is 0 "$upcd" --once --dry-run \
+	--config "$tmp/dr/dr.conf" --state "$tmp/dr/cli.json"
+check "dry run wrote the --state file" test -s "$tmp/dr/cli.json"
+check "dry run did not write the config's metrics" absent "$tmp/dr/cfg.prom"
+check "dry run did not write the config's state" absent "$tmp/dr/cfg.json"
+"$upcd" --dry-run --config "$tmp/dr/dr.conf" --metrics "$tmp/dr/cli.prom" \
+	--interval 100ms 2>"$tmp/dr/daemon.err" &
+pids+=($!)
+check "dry-run daemon writes --metrics" wait_for 10 test -s "$tmp/dr/cli.prom"
+kill -HUP "${pids[-1]}"
+check "dry-run daemon reloads" wait_for 10 grep -q 'reloaded' "$tmp/dr/daemon.err"
+sleep 0.5
+check "after SIGHUP a dry run writes no config state" absent "$tmp/dr/cfg.json"
+check "after SIGHUP a dry run writes no config metrics" absent "$tmp/dr/cfg.prom"
+kill -TERM "${pids[-1]}"; wait "${pids[-1]}"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
