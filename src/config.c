@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,12 +257,43 @@ static int parse_node_id(const char *text, int *node_id)
 	return 0;
 }
 
+/* A '#' or ';' after a blank: someone meant a comment, which the format
+ * allows only on a line of its own.  In a path it would be taken as part
+ * of the file name, so it is refused instead.
+ */
+static bool has_trailing_comment(const char *text)
+{
+	for (const char *c = text + 1; *c; c++)
+		if ((*c == '#' || *c == ';') && isspace((unsigned char)c[-1]))
+			return true;
+	return false;
+}
+
 static int copy_abs_path(const char *text, char *path, size_t size)
 {
-	if (text[0] != '/' || strlen(text) >= size)
+	if (text[0] != '/' || strlen(text) >= size || has_trailing_comment(text))
 		return -EINVAL;
 	snprintf(path, size, "%s", text);
 	return 0;
+}
+
+/*
+ * A --scope's name is the spec itself; one too long for a name keeps its
+ * head and ends in a hash of the whole spec, so two long paths that share
+ * their beginning still get two names.
+ */
+static void spec_name(const char *spec, char *name, size_t size)
+{
+	uint32_t hash = 2166136261u;	/* FNV-1a */
+	size_t len = strlen(spec);
+
+	if (len < size) {
+		memcpy(name, spec, len + 1);
+		return;
+	}
+	for (const unsigned char *c = (const unsigned char *)spec; *c; c++)
+		hash = (hash ^ *c) * 16777619u;
+	snprintf(name, size, "%.*s-%08x", (int)(size - 10), spec, hash);
 }
 
 int upcc_config_add_scope_spec(struct upcc_config *config, const char *spec,
@@ -291,7 +323,15 @@ int upcc_config_add_scope_spec(struct upcc_config *config, const char *spec,
 	if (kind == UPCC_SCOPE_NODE)
 		snprintf(name, sizeof(name), "node%d", node_id);
 	else
-		snprintf(name, sizeof(name), "%.60s", spec);
+		spec_name(spec, name, sizeof(name));
+	/* Two scopes of one name would be two Prometheus series of one
+	 * label set (node_exporter then rejects the whole file) and would
+	 * share their counters across a reload.
+	 */
+	if (find_scope(config, name)) {
+		snprintf(error, error_len, "--scope=%s: given twice (as scope \"%s\")", spec, name);
+		return -EINVAL;
+	}
 	added = upcc_config_add_scope(config, kind, name);
 	if (!added) {
 		snprintf(error, error_len, "--scope=%s: too many scopes", spec);
@@ -397,6 +437,13 @@ static int lookup_key(const char *const *names, int count, const char *key)
 	return -1;
 }
 
+static int path_error(struct parse_state *state, const char *key, const char *value)
+{
+	return fail(state, state->line_no, "%s \"%s\": expected an absolute path%s", key, value,
+		    has_trailing_comment(value) ?
+		    " (comments go on a line of their own, not after a value)" : "");
+}
+
 static int scope_key_value(struct parse_state *state, int key, const char *value)
 {
 	struct upcc_scope *scope = &state->scope->scope;
@@ -412,8 +459,7 @@ static int scope_key_value(struct parse_state *state, int key, const char *value
 		return 0;
 	case KEY_PATH:
 		if (copy_abs_path(value, scope->path, sizeof(scope->path)))
-			return fail(state, state->line_no,
-				    "path \"%s\": expected an absolute path", value);
+			return path_error(state, "path", value);
 		return 0;
 	case KEY_NODE:
 		if (parse_node_id(value, &scope->node_id))
@@ -488,13 +534,11 @@ static int daemon_key_value(struct parse_state *state, int key, const char *valu
 		return 0;
 	case KEY_D_METRICS:
 		if (copy_abs_path(value, config->metrics_path, sizeof(config->metrics_path)))
-			return fail(state, state->line_no,
-				    "metrics \"%s\": expected an absolute path", value);
+			return path_error(state, "metrics", value);
 		return 0;
 	case KEY_D_STATE:
 		if (copy_abs_path(value, config->state_path, sizeof(config->state_path)))
-			return fail(state, state->line_no, "state \"%s\": expected an absolute path",
-				    value);
+			return path_error(state, "state", value);
 		return 0;
 	}
 	return -EINVAL;

@@ -172,6 +172,17 @@ static int apply_daemon_options(const struct upcd_options *options, struct upcc_
 			 options->interval);
 		return -EINVAL;
 	}
+	/* As in the config file: a relative path would depend on the
+	 * directory upcd happens to be started from.
+	 */
+	if (options->metrics && options->metrics[0] != '/') {
+		snprintf(error, error_len, "--metrics=%s: expected an absolute path", options->metrics);
+		return -EINVAL;
+	}
+	if (options->state && options->state[0] != '/') {
+		snprintf(error, error_len, "--state=%s: expected an absolute path", options->state);
+		return -EINVAL;
+	}
 	if (options->metrics)
 		snprintf(config->metrics_path, sizeof(config->metrics_path), "%s", options->metrics);
 	if (options->state)

@@ -67,5 +67,22 @@ check "after SIGHUP a dry run writes no config state" absent "$tmp/dr/cfg.json"
 check "after SIGHUP a dry run writes no config metrics" absent "$tmp/dr/cfg.prom"
 kill -TERM "${pids[-1]}"; wait "${pids[-1]}"
 
+# 5. The same --scope twice is refused at start-up (exit 2).
+check "--scope given twice exits 2" exit_code_is 2 "$upcd" --once --dry-run \
+	--scope "path:$tmp" --scope "path:$tmp"
+
+# 6. A '#' after a path value is refused when the file is read (exit 2).
+printf '[scope d]\ntype = path\npath = %s # data\n' "$tmp" >"$tmp/comment.conf"
+check "path with a trailing comment exits 2" exit_code_is 2 "$upcd" --once --dry-run \
+	--config "$tmp/comment.conf"
+printf 'metrics = %s/m.prom   # textfile\n' "$tmp" >"$tmp/comment2.conf"
+check "metrics with a trailing comment exits 2" exit_code_is 2 "$upcd" --once --dry-run \
+	--config "$tmp/comment2.conf" --metrics "$tmp/cli.prom"
+check "no file named after the comment" absent "$tmp/m.prom   # textfile"
+
+# 11. Relative --state/--metrics are refused, as they are in the config.
+check "relative --state exits 2" exit_code_is 2 "$upcd" --once --dry-run --state rel.json
+check "relative --metrics exits 2" exit_code_is 2 "$upcd" --once --dry-run --metrics rel.prom
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -350,6 +350,45 @@ static void test_value_parsers(void **state)
 	assert_false(upcc_backend_name_valid("Auto"));
 }
 
+/* Issue 12: a '#' after a path value is not silently part of the path. */
+static void test_trailing_comment_on_paths(void **state)
+{
+	(void)state;
+	expect_error("metrics = /x/m.prom   # textfile\n", 1,
+		     "metrics \"/x/m.prom   # textfile\": expected an absolute path (comments go");
+	expect_error("state = /run/s.json\t; here\n", 1, "state \"/run/s.json\t; here\"");
+	expect_error("[scope d]\ntype = path\npath = /dir # c\n", 3, "path \"/dir # c\"");
+}
+
+/* Issue 12: two --scope of one name (the same spec, or long specs cut to
+ * the same name) would be two Prometheus series of one label set.
+ */
+static void test_scope_spec_names_unique(void **state)
+{
+	char long_a[200], long_b[200], error[512];
+	struct upcc_config config;
+
+	(void)state;
+	upcc_config_init(&config);
+	assert_int_equal(upcc_config_add_scope_spec(&config, "path:/srv", error, sizeof(error)), 0);
+	assert_int_equal(upcc_config_add_scope_spec(&config, "path:/srv", error, sizeof(error)),
+			 -EINVAL);
+	assert_non_null(strstr(error, "given twice"));
+	assert_int_equal(upcc_config_add_scope_spec(&config, "node:1", error, sizeof(error)), 0);
+	assert_int_equal(upcc_config_add_scope_spec(&config, "node:01", error, sizeof(error)),
+			 -EINVAL);
+	snprintf(long_a, sizeof(long_a), "path:/%0100d/a", 0);
+	snprintf(long_b, sizeof(long_b), "path:/%0100d/b", 0);
+	assert_int_equal(upcc_config_add_scope_spec(&config, long_a, error, sizeof(error)), 0);
+	assert_int_equal(upcc_config_add_scope_spec(&config, long_b, error, sizeof(error)), 0);
+	assert_int_equal(config.nr_scopes, 4);
+	assert_string_not_equal(config.scopes[2].scope.name, config.scopes[3].scope.name);
+	assert_int_equal(strlen(config.scopes[2].scope.name), 63);
+	assert_int_equal(strncmp(config.scopes[2].scope.name, long_a, 50), 0);
+	assert_string_equal(config.scopes[2].scope.path, long_a + 5);
+	upcc_config_free(&config);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -365,6 +404,8 @@ int main(void)
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_scope_specs),
 		cmocka_unit_test(test_value_parsers),
+		cmocka_unit_test(test_trailing_comment_on_paths),
+		cmocka_unit_test(test_scope_spec_names_unique),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
