@@ -84,5 +84,9 @@ check "no file named after the comment" absent "$tmp/m.prom   # textfile"
 check "relative --state exits 2" exit_code_is 2 "$upcd" --once --dry-run --state rel.json
 check "relative --metrics exits 2" exit_code_is 2 "$upcd" --once --dry-run --metrics rel.prom
 
+# 9. A FIFO as the state file does not hang upcc status.
+mkfifo "$tmp/state.fifo"
+check "upcc status --state FIFO returns" exit_code_is 0 "$upcc" status --state "$tmp/state.fifo"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

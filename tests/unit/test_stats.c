@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* test_stats.c - the accounting-file parsers, on real and odd fixtures. */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "unit.h"
 #include "stats.h"
@@ -174,6 +177,29 @@ static void test_read_text(void **state)
 	assert_int_equal(upcc_read_text(UPCC_FIXTURES, &text), -EISDIR);
 }
 
+/* Issue 12: a FIFO (as state file, memory.stat or config) must not block
+ * the reader, and a device is never opened; the alarm fails a hang.
+ */
+static void test_read_text_not_regular(void **state)
+{
+	char dir[] = "/tmp/upcc-stats-XXXXXX", fifo[64];
+	char *text = NULL;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	signal(SIGALRM, SIG_DFL);
+	alarm(5);
+	assert_int_equal(upcc_read_text(fifo, &text), -EINVAL);
+	alarm(0);
+	assert_null(text);
+	assert_int_equal(upcc_read_text("/dev/null", &text), -EINVAL);
+	assert_null(text);
+	assert_int_equal(unlink(fifo), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -187,6 +213,7 @@ int main(void)
 		cmocka_unit_test(test_vmstat),
 		cmocka_unit_test(test_id_list),
 		cmocka_unit_test(test_read_text),
+		cmocka_unit_test(test_read_text_not_regular),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
