@@ -59,6 +59,21 @@ static void test_append_tiny(void **state)
 	assert_string_equal(canary, "abc");
 }
 
+/* Issue 12: text dropped because fewer than 4 bytes were left is marked
+ * too, as text.h promises ("1234567" + "; and more" in 10 bytes).
+ */
+static void test_append_cut_when_nearly_full(void **state)
+{
+	char text[10] = "";
+
+	(void)state;
+	upcc_text_append(text, sizeof(text), "1234567");
+	upcc_text_append(text, sizeof(text), "; and more");
+	assert_string_equal(text, "123456...");
+	upcc_text_append(text, sizeof(text), "x");
+	assert_string_equal(text, "123456...");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -66,6 +81,7 @@ int main(void)
 		cmocka_unit_test(test_append_exact),
 		cmocka_unit_test(test_append_cut),
 		cmocka_unit_test(test_append_tiny),
+		cmocka_unit_test(test_append_cut_when_nearly_full),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
