@@ -9,13 +9,6 @@
 #include "control.h"
 #include "clock.h"
 
-static uint64_t saturating_mul(uint64_t a, uint64_t b)
-{
-	if (a && b > UINT64_MAX / a)
-		return UINT64_MAX;
-	return a * b;
-}
-
 struct upcc_policy upcc_policy_resolve(const struct upcc_scope_config *scope_config,
 				       const struct upcc_sample *sample, uint64_t page_size)
 {
@@ -24,7 +17,7 @@ struct upcc_policy upcc_policy_resolve(const struct upcc_scope_config *scope_con
 	policy.target_pages = upcc_amount_pages(&scope_config->target, sample->total_pages,
 						page_size);
 	if (scope_config->trigger_is_ratio)
-		policy.trigger_pages = saturating_mul(policy.target_pages,
+		policy.trigger_pages = upcc_mul_saturating(policy.target_pages,
 						      scope_config->trigger_ratio);
 	else
 		policy.trigger_pages = upcc_amount_pages(&scope_config->trigger,

@@ -21,7 +21,7 @@ uint64_t upcc_unmapped_file_pages(uint64_t file_lru_pages, uint64_t mapped_pages
 	return file_lru_pages > mapped_pages ? file_lru_pages - mapped_pages : 0;
 }
 
-static uint64_t saturating_mul(uint64_t a, uint64_t b)
+uint64_t upcc_mul_saturating(uint64_t a, uint64_t b)
 {
 	if (a && b > UINT64_MAX / a)
 		return UINT64_MAX;
@@ -34,7 +34,7 @@ struct upcc_policy upcc_policy_default(uint64_t managed_pages)
 
 	policy.target_pages = upcc_ratio_to_pages(managed_pages,
 						  UPCC_DEFAULT_MIN_UNMAPPED_RATIO);
-	policy.trigger_pages = saturating_mul(policy.target_pages,
+	policy.trigger_pages = upcc_mul_saturating(policy.target_pages,
 					      UPCC_UNMAPPED_PAGE_RATIO);
 	policy.step_shift = UPCC_RECLAIM_STEP_SHIFT;
 	return policy;

@@ -47,6 +47,9 @@ uint64_t upcc_ratio_to_pages(uint64_t managed_pages, unsigned int ratio_percent)
 /* The kernel's node_unmapped_file_pages(): file LRU minus mapped, never < 0. */
 uint64_t upcc_unmapped_file_pages(uint64_t file_lru_pages, uint64_t mapped_pages);
 
+/* @a * @b, or UINT64_MAX where that would overflow (pages to bytes too). */
+uint64_t upcc_mul_saturating(uint64_t a, uint64_t b);
+
 /* The seed policy for a scope of @managed_pages: target = ratio% of it,
  * trigger = UNMAPPED_PAGE_RATIO x target, step shift 3.
  */

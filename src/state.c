@@ -208,6 +208,25 @@ static void parse_scope_line(const char *line, struct upcc_state_scope *scope)
 	scope->refused_steps_total = json_u64(line, "refused_steps_total");
 }
 
+/*
+ * A state file is whole when its header has the daemon's pid and time and
+ * the text ends where the writer ends it: a header alone, or a file cut
+ * short, is not a state to show ("pid 0, updated 1796323883s ago").
+ */
+static bool state_text_whole(const char *text)
+{
+	const char *eol = strchr(text, '\n');
+	size_t len = strlen(text);
+
+	while (len && (text[len - 1] == '\n' || text[len - 1] == ' '))
+		len--;
+	if (!eol || len < 2 || memcmp(text + len - 2, "]}", 2) != 0)
+		return false;
+	return strstr(text, "\"pid\":") && strstr(text, "\"updated\":") &&
+	       strstr(text, "\"scopes\":[") && strstr(text, "\"pid\":") < eol &&
+	       strstr(text, "\"updated\":") < eol;
+}
+
 int upcc_state_read(const char *path, struct upcc_state_header *header,
 		    struct upcc_state_scope *scopes, size_t max, size_t *nr_scopes)
 {
@@ -217,7 +236,7 @@ int upcc_state_read(const char *path, struct upcc_state_header *header,
 	if (err)
 		return err;
 	*nr_scopes = 0;
-	if (strncmp(text, "{\"version\":1,", 13) != 0) {
+	if (strncmp(text, "{\"version\":1,", 13) != 0 || !state_text_whole(text)) {
 		free(text);
 		return -EINVAL;
 	}

@@ -203,6 +203,12 @@ static void print_table(const struct status_row *rows, size_t nr_rows,
 			       rows[i].daemon->backend_why);
 }
 
+/* Pages in bytes; a count too big for that saturates instead of wrapping. */
+static uint64_t bytes(uint64_t pages, uint64_t page_size)
+{
+	return upcc_mul_saturating(pages, page_size);
+}
+
 static void print_json_row(const struct status_row *row, uint64_t page_size)
 {
 	fputs("{\"name\":", stdout);
@@ -215,10 +221,14 @@ static void print_json_row(const struct status_row *row, uint64_t page_size)
 		       ",\"mapped_bytes\":%" PRIu64 ",\"unmapped_bytes\":%" PRIu64
 		       ",\"dirty_bytes\":%" PRIu64 ",\"writeback_bytes\":%" PRIu64
 		       ",\"target_bytes\":%" PRIu64 ",\"trigger_bytes\":%" PRIu64,
-		       row->sample.total_pages * page_size, row->sample.file_lru_pages * page_size,
-		       row->sample.mapped_pages * page_size, row->sample.unmapped_pages * page_size,
-		       row->sample.dirty_pages * page_size, row->sample.writeback_pages * page_size,
-		       row->policy.target_pages * page_size, row->policy.trigger_pages * page_size);
+		       bytes(row->sample.total_pages, page_size),
+		       bytes(row->sample.file_lru_pages, page_size),
+		       bytes(row->sample.mapped_pages, page_size),
+		       bytes(row->sample.unmapped_pages, page_size),
+		       bytes(row->sample.dirty_pages, page_size),
+		       bytes(row->sample.writeback_pages, page_size),
+		       bytes(row->policy.target_pages, page_size),
+		       bytes(row->policy.trigger_pages, page_size));
 	}
 	if (row->daemon) {
 		fputs(",\"backend\":", stdout);
@@ -228,7 +238,7 @@ static void print_json_row(const struct status_row *row, uint64_t page_size)
 		printf(",\"reclaiming\":%s,\"reclaimed_bytes\":%" PRIu64 ",\"actions\":%" PRIu64
 		       ",\"action_errors\":%" PRIu64 ",\"refused_steps\":%" PRIu64 "}",
 		       row->daemon->reclaiming ? "true" : "false",
-		       row->daemon->reclaimed_pages_total * page_size, row->daemon->actions_total,
+		       bytes(row->daemon->reclaimed_pages_total, page_size), row->daemon->actions_total,
 		       row->daemon->action_errors_total, row->daemon->refused_steps_total);
 	} else {
 		fputs(",\"backend\":null}", stdout);

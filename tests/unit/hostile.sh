@@ -88,5 +88,13 @@ check "relative --metrics exits 2" exit_code_is 2 "$upcd" --once --dry-run --met
 mkfifo "$tmp/state.fifo"
 check "upcc status --state FIFO returns" exit_code_is 0 "$upcc" status --state "$tmp/state.fifo"
 
+# 10. Bytes in status --json saturate instead of wrapping to 0.
+mkdir "$tmp/big"
+check "huge --target dry run exits 0" exit_code_is 0 "$upcd" --once --dry-run \
+	--scope "path:$tmp/big" --target 1152921504606846976 --state "$tmp/big.json"
+target_bytes() { "$upcc" status --json --state "$tmp/big.json" |
+	python3 -c 'import json,sys; print(json.load(sys.stdin)["scopes"][0]["target_bytes"])'; }
+check "status --json target_bytes saturates" test "$(target_bytes)" = 18446744073709551615
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

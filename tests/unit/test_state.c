@@ -123,12 +123,43 @@ static void test_atomic_write_taken_names(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/* Issue 12: a header alone, or a file cut short, is refused. */
+static void test_truncated_files(void **state)
+{
+	static const char *const bad[] = {
+		"{\"version\":1,\"pid\":12,\"updated\":1700000000,\"page_size\":4096,"
+		"\"dry_run\":false,\"scopes\":[\n",
+		"{\"version\":1,\"pid\":12,\"updated\":1700000000,\"page_size\":4096,"
+		"\"dry_run\":false,\"scopes\":[\n{\"name\":\"system\",\"kind\":\"sys",
+		"{\"version\":1,\n]}\n",
+	};
+	char dir[] = "/tmp/upcc-state-XXXXXX", path[64];
+	struct upcc_state_scope scopes[2];
+	struct upcc_state_header header;
+	size_t count = 5;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/state.json", dir);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		f = fopen(path, "w");
+		assert_non_null(f);
+		fputs(bad[i], f);
+		fclose(f);
+		assert_int_equal(upcc_state_read(path, &header, scopes, 2, &count), -EINVAL);
+	}
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_atomic_write_taken_names),
+		cmocka_unit_test(test_truncated_files),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
