@@ -20,6 +20,7 @@
 
 #include "inventory.h"
 #include "residency.h"
+#include "text.h"
 #include "walk.h"
 
 #define DEFAULT_TOP	20u
@@ -184,6 +185,13 @@ static void print_files_json(FILE *out, const struct top_files *top, const char 
 		top->totals.walk.errors);
 }
 
+/* A file name as the end of a line of human output: escapes shown, not sent. */
+static void put_path_line(FILE *out, const char *path)
+{
+	upcc_fputs_printable(path, out);
+	fputc('\n', out);
+}
+
 static void print_files_table(FILE *out, const struct top_files *top)
 {
 	long page_kb = sysconf(_SC_PAGESIZE) / 1024;
@@ -197,12 +205,13 @@ static void print_files_table(FILE *out, const struct top_files *top)
 
 		if (top->state_known)
 			fprintf(out, "%12" PRIu64 " %12" PRIu64 " %5u%% %10" PRIu64 " %10" PRIu64
-				" %6s  %s\n", r->cached_pages * page_kb, r->file_pages * page_kb, pct,
-				r->dirty_pages, r->writeback_pages, r->mapped ? "yes" : "no", r->path);
+				" %6s  ", r->cached_pages * page_kb, r->file_pages * page_kb, pct,
+				r->dirty_pages, r->writeback_pages, r->mapped ? "yes" : "no");
 		else
-			fprintf(out, "%12" PRIu64 " %12" PRIu64 " %5u%% %10s %10s %6s  %s\n",
+			fprintf(out, "%12" PRIu64 " %12" PRIu64 " %5u%% %10s %10s %6s  ",
 				r->cached_pages * page_kb, r->file_pages * page_kb, pct, "?", "?",
-				r->mapped ? "yes" : "no", r->path);
+				r->mapped ? "yes" : "no");
+		put_path_line(out, r->path);
 	}
 	fprintf(out, "total: %" PRIu64 " files, %" PRIu64 " kB cached, %" PRIu64
 		" kB of it in mapped files, %" PRIu64 " dirty pages (%s)\n",
@@ -282,8 +291,9 @@ static int run_files(const char *root, unsigned int max, bool json, bool cross_m
 		fprintf(stderr, "upcc files: cannot read /proc/*/maps: mapped column may be wrong\n");
 	err = upcc_walk(root, &options, files_visit, &top, &top.totals.walk);
 	if (err) {
-		fprintf(stderr, "upcc files: %s: %s\n", root,
-			err > 0 ? strerror(-top.error) : walk_error(err));
+		fputs("upcc files: ", stderr);
+		upcc_fputs_printable(root, stderr);
+		fprintf(stderr, ": %s\n", err > 0 ? strerror(-top.error) : walk_error(err));
 		free_rows(&top);
 		return UPCC_EXIT_FAILURE;
 	}
@@ -369,8 +379,10 @@ static int dry_run_visit(struct evict_run *run, int fd, const struct stat *st, c
 		run->dropped_pages += res.cached_pages;
 		verdict = "would drop";
 	}
-	if (!run->quiet && res.cached_pages)
-		printf("%-20s %" PRIu64 " pages  %s\n", verdict, res.cached_pages, path);
+	if (!run->quiet && res.cached_pages) {
+		printf("%-20s %" PRIu64 " pages  ", verdict, res.cached_pages);
+		put_path_line(stdout, path);
+	}
 	return 0;
 }
 
@@ -386,25 +398,33 @@ static int evict_visit(void *ctx, int fd, const struct stat *st, const char *pat
 	err = upcc_evict_fd(fd, st, &run->mapped, &result);
 	if (err) {
 		run->errors++;
-		fprintf(stderr, "upcc evict: %s: %s\n", path, strerror(-err));
+		fputs("upcc evict: ", stderr);
+		upcc_fputs_printable(path, stderr);
+		fprintf(stderr, ": %s\n", strerror(-err));
 		return 0;
 	}
 	if (result.skipped_mapped) {
 		run->skipped_mapped++;
-		if (!run->quiet && result.before_pages)
-			printf("skipped (mapped)  %" PRIu64 " pages  %s\n", result.before_pages, path);
+		if (!run->quiet && result.before_pages) {
+			printf("skipped (mapped)  %" PRIu64 " pages  ", result.before_pages);
+			put_path_line(stdout, path);
+		}
 	} else if (result.skipped_dirty) {
 		run->skipped_dirty++;
-		if (!run->quiet && result.before_pages)
-			printf("skipped (dirty)   %" PRIu64 " pages  %s\n", result.before_pages, path);
+		if (!run->quiet && result.before_pages) {
+			printf("skipped (dirty)   %" PRIu64 " pages  ", result.before_pages);
+			put_path_line(stdout, path);
+		}
 	} else if (result.before_pages) {
 		uint64_t dropped = result.before_pages > result.after_pages
 					   ? result.before_pages - result.after_pages : 0;
 
 		run->dropped_pages += dropped;
-		if (!run->quiet)
-			printf("dropped %" PRIu64 " of %" PRIu64 " pages  %s\n", dropped,
-			       result.before_pages, path);
+		if (!run->quiet) {
+			printf("dropped %" PRIu64 " of %" PRIu64 " pages  ", dropped,
+			       result.before_pages);
+			put_path_line(stdout, path);
+		}
 	}
 	return 0;
 }
@@ -482,7 +502,9 @@ int upcc_evict_main(int argc, char **argv)
 		int err = upcc_walk(argv[i], &walk_options, evict_visit, &run, &stats);
 
 		if (err) {
-			fprintf(stderr, "upcc evict: %s: %s\n", argv[i], walk_error(err));
+			fputs("upcc evict: ", stderr);
+			upcc_fputs_printable(argv[i], stderr);
+			fprintf(stderr, ": %s\n", walk_error(err));
 			status = UPCC_EXIT_FAILURE;
 		}
 	}

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "log.h"
+#include "text.h"
 
 static bool log_prefix_priority;
 static bool log_verbose;
@@ -19,14 +20,16 @@ void upcc_log_init(bool verbose)
 
 void upcc_log(int priority, const char *format, ...)
 {
-	char line[1024];
+	char raw[1024], line[1024];
 	va_list args;
 
 	if (priority >= LOG_DEBUG && !log_verbose)
 		return;
 	va_start(args, format);
-	vsnprintf(line, sizeof(line), format, args);
+	vsnprintf(raw, sizeof(raw), format, args);
 	va_end(args);
+	/* File and mount names reach the log: no escape sequence, no forged line. */
+	upcc_text_printable(line, sizeof(line), raw);
 	/* One fprintf per line, so concurrent writers never interleave within it. */
 	if (log_prefix_priority)
 		fprintf(stderr, "<%d>%s\n", priority, line);

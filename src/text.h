@@ -7,6 +7,7 @@
 #define UPCC_TEXT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /*
  * Append printf-style text to @text (@len bytes in all).  A summary that no
@@ -15,5 +16,16 @@
  */
 void upcc_text_append(char *text, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/*
+ * Copy @in to @out (@len bytes in all, cut with "..." if need be) fit for a
+ * terminal: control characters (C0, DEL, C1) and bytes that are not UTF-8
+ * become "\xNN", so a file name or a string from a state file can neither
+ * send escape sequences nor start a line of its own.
+ */
+void upcc_text_printable(char *out, size_t len, const char *in);
+
+/* The same, written to @stream: no length limit. */
+void upcc_fputs_printable(const char *in, FILE *stream);
 
 #endif

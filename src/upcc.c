@@ -23,6 +23,7 @@
 #include "files.h"		/* files and evict: src/files.c */
 #include "measure.h"
 #include "state.h"
+#include "text.h"
 
 
 #define UPCC_VERSION	"0.1"
@@ -157,23 +158,43 @@ static int measure_rows(struct status_row *rows, size_t nr_rows, uint64_t page_s
 	return failures;
 }
 
+/* Strings from the state file or the system, made safe for a terminal. */
+struct printable_row {
+	char name[4 * 64];
+	char backend[4 * UPCC_BACKEND_NAME_LEN];
+	char why[4 * UPCC_BACKEND_WHY_LEN];
+};
+
+static void printable_row(const struct status_row *row, struct printable_row *out)
+{
+	upcc_text_printable(out->name, sizeof(out->name), row->scope.name);
+	upcc_text_printable(out->backend, sizeof(out->backend),
+			    row->daemon ? row->daemon->backend : "-");
+	upcc_text_printable(out->why, sizeof(out->why), row->daemon ? row->daemon->backend_why : "");
+}
+
 static void print_table(const struct status_row *rows, size_t nr_rows,
 			const struct upcc_state_header *header, bool have_state,
 			const char *state_path, uint64_t page_size)
 {
-	if (have_state)
-		printf("upcd: pid %ld, state updated %llds ago%s (%s)\n", header->pid,
-		       (long long)time(NULL) - header->updated,
-		       header->dry_run ? ", dry run" : "", state_path);
-	else
-		printf("upcd: no state file at %s (daemon not running?); defaults shown\n",
-		       state_path);
+	static struct printable_row shown[MAX_STATUS_SCOPES];
 	int width = 16;
 
+	if (have_state)
+		printf("upcd: pid %ld, state updated %llds ago%s (", header->pid,
+		       (long long)time(NULL) - header->updated,
+		       header->dry_run ? ", dry run" : "");
+	else
+		printf("upcd: no state file at ");
+	upcc_fputs_printable(state_path, stdout);
+	puts(have_state ? ")" : " (daemon not running?); defaults shown");
+
 	/* Path and cgroup scope names are long: the column fits the longest. */
-	for (size_t i = 0; i < nr_rows; i++)
-		if ((int)strlen(rows[i].scope.name) > width)
-			width = (int)strlen(rows[i].scope.name);
+	for (size_t i = 0; i < nr_rows; i++) {
+		printable_row(&rows[i], &shown[i]);
+		if ((int)strlen(shown[i].name) > width)
+			width = (int)strlen(shown[i].name);
+	}
 	printf("%-*s %9s %9s %9s %9s %9s %9s %-10s %9s\n", width, "SCOPE", "MEMORY", "FILE_LRU",
 	       "MAPPED", "UNMAPPED", "TARGET", "TRIGGER", "BACKEND", "RECLAIMED");
 	for (size_t i = 0; i < nr_rows; i++) {
@@ -187,20 +208,20 @@ static void print_table(const struct status_row *rows, size_t nr_rows,
 		};
 
 		if (row->sample_error) {
-			printf("%-*s cannot measure: %s\n", width, row->scope.name,
+			printf("%-*s cannot measure: %s\n", width, shown[i].name,
 			       strerror(-row->sample_error));
 			continue;
 		}
 		for (int c = 0; c < 7; c++)
 			human_bytes(cells[c], sizeof(cells[c]), values[c], page_size);
-		printf("%-*s %9s %9s %9s %9s %9s %9s %-10s %9s\n", width, row->scope.name, cells[0],
+		printf("%-*s %9s %9s %9s %9s %9s %9s %-10s %9s\n", width, shown[i].name, cells[0],
 		       cells[1], cells[2], cells[3], cells[4], cells[5],
-		       row->daemon ? row->daemon->backend : "-", row->daemon ? cells[6] : "-");
+		       shown[i].backend, row->daemon ? cells[6] : "-");
 	}
 	for (size_t i = 0; i < nr_rows; i++)
 		if (rows[i].daemon && rows[i].daemon->backend_why[0])
-			printf("  %s: backend %s: %s\n", rows[i].scope.name, rows[i].daemon->backend,
-			       rows[i].daemon->backend_why);
+			printf("  %s: backend %s: %s\n", shown[i].name, shown[i].backend,
+			       shown[i].why);
 }
 
 /* Pages in bytes; a count too big for that saturates instead of wrapping. */

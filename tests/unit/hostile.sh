@@ -96,5 +96,29 @@ target_bytes() { "$upcc" status --json --state "$tmp/big.json" |
 	python3 -c 'import json,sys; print(json.load(sys.stdin)["scopes"][0]["target_bytes"])'; }
 check "status --json target_bytes saturates" test "$(target_bytes)" = 18446744073709551615
 
+# 8. File names and state-file strings reach the terminal without their
+# control bytes: no escape sequence, no forged row.
+mkdir "$tmp/esc"
+esc_name=$(printf 'x\033]0;pwned\a')
+nl_name=$(printf 'a\nFORGED 999 pages  passwd')
+head -c 8192 /dev/urandom >"$tmp/esc/$esc_name"
+head -c 8192 /dev/urandom >"$tmp/esc/$nl_name"
+cat "$tmp/esc"/* >/dev/null
+no_control() { ! LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' "$1"; }
+no_forged_row() { ! grep -q '^FORGED' "$1"; }
+check "upcc files exits 0" exit_code_is 0 "$upcc" files "$tmp/esc"
+check "upcc files prints no control byte" no_control "$tmp/out"
+check "upcc files prints no forged row" no_forged_row "$tmp/out"
+check "upcc files shows the escape as \\x1b" grep -qF 'x\x1b]0;pwned\x07' "$tmp/out"
+check "upcc evict --dry-run exits 0" exit_code_is 0 "$upcc" evict --dry-run "$tmp/esc"
+check "upcc evict --dry-run prints no control byte" no_control "$tmp/out"
+check "upcc evict --dry-run prints no forged row" no_forged_row "$tmp/out"
+mkdir "$tmp/esc/$esc_name.d"
+check "dry run on an escape-named path exits 0" exit_code_is 0 "$upcd" --once --dry-run \
+	--scope "path:$tmp/esc/$esc_name.d" --state "$tmp/esc.json"
+check "upcd's log has no control byte" no_control "$tmp/err"
+check "upcc status from that state exits 0" exit_code_is 0 "$upcc" status --state "$tmp/esc.json"
+check "upcc status prints no control byte" no_control "$tmp/out"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -74,6 +74,23 @@ static void test_append_cut_when_nearly_full(void **state)
 	assert_string_equal(text, "123456...");
 }
 
+/* Issue 12: names reach a terminal with their control bytes shown, not sent. */
+static void test_printable(void **state)
+{
+	char out[64], tiny[12];
+
+	(void)state;
+	upcc_text_printable(out, sizeof(out), "x\033]0;pwned\a\nrow");
+	assert_string_equal(out, "x\\x1b]0;pwned\\x07\\x0arow");
+	upcc_text_printable(out, sizeof(out), "caf\xc3\xa9 \xe2\x82\xac ok");
+	assert_string_equal(out, "caf\xc3\xa9 \xe2\x82\xac ok");	/* UTF-8 kept */
+	upcc_text_printable(out, sizeof(out), "c1\xc2\x9b[2J raw\x9b bad\xc3 del\x7f");
+	assert_string_equal(out, "c1\\xc2\\x9b[2J raw\\x9b bad\\xc3 del\\x7f");
+	upcc_text_printable(tiny, sizeof(tiny), "\033\033\033\033");
+	assert_string_equal(tiny, "\\x1b\\x1b...");
+	assert_true(strlen(tiny) < sizeof(tiny));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -82,6 +99,7 @@ int main(void)
 		cmocka_unit_test(test_append_cut),
 		cmocka_unit_test(test_append_tiny),
 		cmocka_unit_test(test_append_cut_when_nearly_full),
+		cmocka_unit_test(test_printable),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
