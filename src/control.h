@@ -23,6 +23,10 @@ struct upcc_scope_run {
 	bool backend_initialised;	/* ops->init succeeded: fini is owed */
 	char backend_error[UPCC_BACKEND_WHY_LEN + 128];	/* why not, when !backend_ready */
 	bool once_done;			/* --once: this scope needs no more steps */
+	/* A scope that cannot be measured is logged rate-limited (upcd). */
+	int sample_error;		/* the last failure's -errno, 0 once measured */
+	uint64_t sample_error_logged;	/* when it was last logged, monotonic usec */
+	uint64_t sample_errors_unlogged;	/* failures since */
 };
 
 /* How a scope is sampled; upcc_measure() in the daemon, a fake in tests. */
@@ -84,7 +88,7 @@ struct upcc_round_limits {
 	unsigned int max_steps;		/* 0: UPCC_ROUND_DEFAULT_MAX_STEPS */
 	uint64_t (*clock_usec)(void);	/* NULL: CLOCK_MONOTONIC; tests pass a fake */
 	/* Called after every step (upcd logs it); may be NULL. */
-	void (*on_step)(const struct upcc_scope_run *run, const struct upcc_step_report *report,
+	void (*on_step)(struct upcc_scope_run *run, const struct upcc_step_report *report,
 			void *context);
 	void *context;
 };

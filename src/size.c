@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "size.h"
 
@@ -128,4 +129,30 @@ uint64_t upcc_amount_pages(const struct upcc_amount *amount, uint64_t total_page
 		return percent_of(total_pages, amount->value > 10000 ? 10000 : amount->value);
 	}
 	return 0;
+}
+
+const char *upcc_size_format(char *buf, size_t len, uint64_t bytes)
+{
+	static const char units[] = "KMGTPE";
+	double value = (double)bytes;
+	int unit = -1;
+
+	if (bytes < 1024) {
+		snprintf(buf, len, "%uB", (unsigned int)bytes);
+		return buf;
+	}
+	while (value >= 1024.0 && unit < 5) {
+		value /= 1024.0;
+		unit++;
+	}
+	/* Rounded up to the next unit: 1023.96 Ki is "1.0Mi", not "1024Ki". */
+	if (value >= 1023.95 && unit < 5) {
+		value /= 1024.0;
+		unit++;
+	}
+	if (value < 9.95)
+		snprintf(buf, len, "%.1f%ci", value, units[unit]);
+	else
+		snprintf(buf, len, "%.0f%ci", value, units[unit]);
+	return buf;
 }

@@ -6,6 +6,7 @@
 #ifndef UPCC_SIZE_H
 #define UPCC_SIZE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum upcc_amount_unit {
@@ -27,5 +28,12 @@ int upcc_amount_parse(const char *text, struct upcc_amount *amount);
 /* Resolve @amount to pages for a scope of @total_pages and @page_size bytes. */
 uint64_t upcc_amount_pages(const struct upcc_amount *amount, uint64_t total_pages,
 			   uint64_t page_size);
+
+/*
+ * @bytes for people, as free -h writes it (powers of 1024): "0B", "40Ki",
+ * "1.5Mi", "23Gi"; one decimal below 10 of a unit.  Returns @buf.
+ */
+#define UPCC_SIZE_TEXT_LEN	16
+const char *upcc_size_format(char *buf, size_t len, uint64_t bytes);
 
 #endif /* UPCC_SIZE_H */

@@ -21,12 +21,14 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "clock.h"
 #include "config.h"
 #include "control.h"
 #include "log.h"
 #include "measure.h"
 #include "metrics.h"
 #include "notify.h"
+#include "size.h"
 #include "state.h"
 
 #define UPCD_VERSION		"0.1"
@@ -328,61 +330,92 @@ static void free_runs(struct upcc_scope_run *runs, size_t nr_runs)
 	free(runs);
 }
 
-static double pages_mib(uint64_t pages, uint64_t page_size)
+/* Pages for people ("40Ki", "1.5Gi"), in a buffer of the caller's block. */
+#define SIZE(pages, page) \
+	upcc_size_format((char[UPCC_SIZE_TEXT_LEN]){ 0 }, UPCC_SIZE_TEXT_LEN, \
+			 upcc_mul_saturating((pages), (page)))
+
+/* How often a scope that cannot be measured says so again. */
+#define SAMPLE_ERROR_LOG_USEC	(60ull * 1000 * 1000)
+
+/*
+ * A scope that cannot be measured fails every round: say so when it
+ * starts, when the reason changes, once a minute meanwhile (with the
+ * count) and when it recovers, not every round.
+ */
+static void log_sample_error(struct upcc_scope_run *run, int error)
 {
-	return (double)pages * (double)page_size / (1024.0 * 1024.0);
+	uint64_t now = upcc_monotonic_usec();
+
+	if (error == run->sample_error && now - run->sample_error_logged < SAMPLE_ERROR_LOG_USEC) {
+		run->sample_errors_unlogged++;
+		return;
+	}
+	if (run->sample_errors_unlogged)
+		upcc_log(LOG_ERR, "scope %s: cannot measure: %s (%llu times since the last message)",
+			 run->scope.name, strerror(-error),
+			 (unsigned long long)run->sample_errors_unlogged + 1);
+	else
+		upcc_log(LOG_ERR, "scope %s: cannot measure: %s", run->scope.name, strerror(-error));
+	run->sample_error = error;
+	run->sample_error_logged = now;
+	run->sample_errors_unlogged = 0;
 }
 
-static void log_step(const struct upcd *upcd, const struct upcc_scope_run *run,
+static void log_step(const struct upcd *upcd, struct upcc_scope_run *run,
 		     const struct upcc_step_report *report)
 {
 	const struct upcc_scope *scope = &run->scope;
 	const char *backend = run->backend_ready ? run->backend.ops->name : "none";
 	uint64_t page = upcd->page_size;
 
+	if (report->outcome != UPCC_STEP_SAMPLE_FAILED && run->sample_error) {
+		upcc_log(LOG_NOTICE, "scope %s: measured again", scope->name);
+		run->sample_error = 0;
+		run->sample_errors_unlogged = 0;
+	}
 	switch (report->outcome) {
 	case UPCC_STEP_SAMPLE_FAILED:
-		upcc_log(LOG_ERR, "scope %s: cannot measure: %s", scope->name,
-			 strerror(-report->error));
+		log_sample_error(run, report->error);
 		break;
 	case UPCC_STEP_IDLE:
 		upcc_log(upcd->options.once ? LOG_INFO : LOG_DEBUG,
-			 "scope %s: idle: unmapped %.1f MiB, target %.1f MiB, trigger %.1f MiB",
-			 scope->name, pages_mib(report->unmapped_before, page),
-			 pages_mib(scope->policy.target_pages, page),
-			 pages_mib(scope->policy.trigger_pages, page));
+			 "scope %s: idle: unmapped %s, target %s, trigger %s",
+			 scope->name, SIZE(report->unmapped_before, page),
+			 SIZE(scope->policy.target_pages, page),
+			 SIZE(scope->policy.trigger_pages, page));
 		break;
 	case UPCC_STEP_DRY_RUN:
 	case UPCC_STEP_NO_BACKEND:
 		upcc_log(report->outcome == UPCC_STEP_NO_BACKEND ? LOG_WARNING : LOG_NOTICE,
-			 "scope %s: %s: would ask %s for %llu pages (%.1f MiB): unmapped %.1f MiB, target %.1f MiB, trigger %.1f MiB",
+			 "scope %s: %s: would ask %s for %llu pages (%s): unmapped %s, target %s, trigger %s",
 			 scope->name, report->outcome == UPCC_STEP_DRY_RUN ? "dry run" : "no backend",
 			 backend, (unsigned long long)report->requested_pages,
-			 pages_mib(report->requested_pages, page),
-			 pages_mib(report->unmapped_before, page),
-			 pages_mib(scope->policy.target_pages, page),
-			 pages_mib(scope->policy.trigger_pages, page));
+			 SIZE(report->requested_pages, page),
+			 SIZE(report->unmapped_before, page),
+			 SIZE(scope->policy.target_pages, page),
+			 SIZE(scope->policy.trigger_pages, page));
 		break;
 	case UPCC_STEP_REFUSED:
 		upcc_log(LOG_NOTICE,
-			 "scope %s: %s refused to act (step %llu skipped, %llu so far): %s; unmapped %.1f MiB, target %.1f MiB",
+			 "scope %s: %s refused to act (step %llu skipped, %llu so far): %s; unmapped %s, target %s",
 			 scope->name, backend, (unsigned long long)report->requested_pages,
 			 (unsigned long long)scope->refused_steps_total, report->result.refused,
-			 pages_mib(report->unmapped_before, page),
-			 pages_mib(scope->policy.target_pages, page));
+			 SIZE(report->unmapped_before, page),
+			 SIZE(scope->policy.target_pages, page));
 		break;
 	case UPCC_STEP_ACTED:
 		upcc_log(report->error ? LOG_WARNING : LOG_INFO,
-			 "scope %s: %s reclaimed %llu of %llu pages (%.1f MiB) in %.1f ms, scanned %llu, skipped dirty %llu; unmapped was %.1f MiB, target %.1f MiB%s%s",
+			 "scope %s: %s reclaimed %llu of %llu pages (%s) in %.1f ms, scanned %llu, skipped dirty %llu; unmapped was %s, target %s%s%s",
 			 scope->name, backend,
 			 (unsigned long long)report->result.reclaimed_pages,
 			 (unsigned long long)report->requested_pages,
-			 pages_mib(report->result.reclaimed_pages, page),
+			 SIZE(report->result.reclaimed_pages, page),
 			 (double)report->result.elapsed_usec / 1000.0,
 			 (unsigned long long)report->result.scanned_items,
 			 (unsigned long long)report->result.skipped_dirty,
-			 pages_mib(report->unmapped_before, page),
-			 pages_mib(scope->policy.target_pages, page),
+			 SIZE(report->unmapped_before, page),
+			 SIZE(scope->policy.target_pages, page),
 			 report->error ? ": " : "", report->error ? strerror(-report->error) : "");
 		break;
 	}
@@ -476,7 +509,7 @@ static uint64_t round_budget_usec(const struct upcd *upcd)
 	return upcd->nr_runs ? budget / upcd->nr_runs : budget;
 }
 
-static void log_round_step(const struct upcc_scope_run *run, const struct upcc_step_report *report,
+static void log_round_step(struct upcc_scope_run *run, const struct upcc_step_report *report,
 			   void *context)
 {
 	log_step(context, run, report);
@@ -516,10 +549,10 @@ static int daemon_round(struct upcd *upcd)
 		if (upcc_control_round(run, upcc_measure, upcd->page_size, &limits, &report))
 			failures++;
 		if (report.steps > 1)
-			upcc_log(LOG_INFO, "scope %s: round of %u steps reclaimed %llu pages (%.1f MiB) in %.1f ms: %s",
+			upcc_log(LOG_INFO, "scope %s: round of %u steps reclaimed %llu pages (%s) in %.1f ms: %s",
 				 run->scope.name, report.steps,
 				 (unsigned long long)report.reclaimed_pages,
-				 pages_mib(report.reclaimed_pages, upcd->page_size),
+				 SIZE(report.reclaimed_pages, upcd->page_size),
 				 (double)report.elapsed_usec / 1000.0, round_end_name(report.end));
 	}
 	write_reports(upcd);

@@ -120,5 +120,24 @@ check "upcd's log has no control byte" no_control "$tmp/err"
 check "upcc status from that state exits 0" exit_code_is 0 "$upcc" status --state "$tmp/esc.json"
 check "upcc status prints no control byte" no_control "$tmp/out"
 
+# 11. Small amounts are shown as they are: "target 40Ki", not "0.0 MiB".
+mkdir "$tmp/small"
+check "--target 10 dry run exits 0" exit_code_is 0 "$upcd" --once --dry-run \
+	--scope "path:$tmp/small" --target 10 --trigger 5
+check "10 pages are not logged as 0.0 MiB" eval '! grep -q "0\.0 MiB" "$tmp/err"'
+check "10 pages are logged as $((10 * $(getconf PAGESIZE) / 1024))Ki" \
+	grep -q "target $((10 * $(getconf PAGESIZE) / 1024))Ki" "$tmp/err"
+
+# 11. A scope that cannot be measured is not logged every round.
+"$upcd" --dry-run --scope cgroup:/sys/fs/cgroup/upcc-no-such-cgroup --interval 10ms \
+	2>"$tmp/unmeasurable.err" &
+pids+=($!)
+sleep 2
+kill -TERM "${pids[-1]}"; wait "${pids[-1]}"
+echo "cannot measure: $(grep -c 'cannot measure' "$tmp/unmeasurable.err") lines in 2 s"
+check "unmeasurable scope logged at least once" grep -q 'cannot measure' "$tmp/unmeasurable.err"
+check "unmeasurable scope logged at most twice in 2 s at 10 ms" \
+	test "$(grep -c 'cannot measure' "$tmp/unmeasurable.err")" -le 2
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -342,7 +342,7 @@ static uint64_t fake_clock(void)
 	return fake_now;
 }
 
-static void count_step(const struct upcc_scope_run *run, const struct upcc_step_report *report,
+static void count_step(struct upcc_scope_run *run, const struct upcc_step_report *report,
 		       void *context)
 {
 	(void)run;

@@ -99,6 +99,22 @@ static void test_resolve(void **state)
 	assert_true(upcc_amount_pages(&percent, UINT64_MAX, 4096) == UINT64_MAX / 100);
 }
 
+/* Issue 12: sizes for people, free -h style ("target 0.0 MiB" for 10 pages). */
+static void test_format(void **state)
+{
+	static const struct { uint64_t bytes; const char *text; } cases[] = {
+		{ 0, "0B" }, { 1023, "1023B" }, { 1024, "1.0Ki" }, { 40960, "40Ki" },
+		{ 1536 * 1024, "1.5Mi" }, { 1048575, "1.0Mi" }, { 23ull << 30, "23Gi" },
+		{ UINT64_MAX, "16Ei" },
+	};
+	char buf[UPCC_SIZE_TEXT_LEN];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_string_equal(upcc_size_format(buf, sizeof(buf), cases[i].bytes),
+				    cases[i].text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -107,6 +123,7 @@ int main(void)
 		cmocka_unit_test(test_percent),
 		cmocka_unit_test(test_invalid),
 		cmocka_unit_test(test_resolve),
+		cmocka_unit_test(test_format),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
