@@ -947,6 +947,7 @@ static void add_walk_stats(struct upcc_walk_stats *sum, const struct upcc_walk_s
 	sum->skipped_pseudo += one->skipped_pseudo;
 	sum->skipped_depth += one->skipped_depth;
 	sum->skipped_raced += one->skipped_raced;
+	sum->skipped_duplicate += one->skipped_duplicate;
 	sum->errors += one->errors;
 }
 

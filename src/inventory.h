@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "idset.h"
 #include "residency.h"
 #include "scope.h"
 #include "walk.h"
@@ -31,10 +32,7 @@
 
 /* The (dev, ino) of every file mapped by any process, sorted. */
 struct upcc_mapped_set {
-	struct upcc_file_id {
-		dev_t dev;
-		ino_t ino;
-	} *ids;
+	struct upcc_file_id *ids;
 	size_t count;
 	size_t capacity;
 	size_t unreadable;	/* maps files we may not read (EACCES: no CAP_SYS_PTRACE) */

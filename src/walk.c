@@ -8,6 +8,7 @@
 #define _GNU_SOURCE	/* O_NOATIME, O_PATH, getline, makedev */
 #endif
 #include "walk.h"
+#include "idset.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -148,8 +149,22 @@ struct walk_state {
 	unsigned int max_depth;
 	struct walk_level *levels;
 	unsigned int depth;	/* number of open levels */
+	struct upcc_id_set seen;	/* directories and multiply-linked files */
 	char path[PATH_MAX];
 };
+
+/* First time this walk meets the inode?  A directory met again is a bind
+ * mount (or a loop); a file with more than one link may be met again.
+ */
+static bool first_visit(struct walk_state *ws, const struct stat *st)
+{
+	if (!S_ISDIR(st->st_mode) && st->st_nlink < 2)
+		return true;
+	if (upcc_id_set_add(&ws->seen, st->st_dev, st->st_ino) != 0)
+		return true;	/* new (or out of memory: better twice than never) */
+	ws->stats->skipped_duplicate++;
+	return false;
+}
 
 /* Append "/name" to the path at @len; false if it would not fit. */
 static bool path_push(struct walk_state *ws, size_t len, const char *name)
@@ -221,7 +236,7 @@ static void visit_dir(struct walk_state *ws, int dirfd, const char *name,
 		close(fd);
 		return;
 	}
-	if (!may_enter_fs(ws, fd, &st, parent_dev)) {
+	if (!may_enter_fs(ws, fd, &st, parent_dev) || !first_visit(ws, &st)) {
 		close(fd);
 		return;
 	}
@@ -239,6 +254,10 @@ static int visit_file(struct walk_state *ws, int dirfd, const char *name, const 
 			ws->stats->skipped_raced++;
 		else
 			ws->stats->errors++;
+		return 0;
+	}
+	if (!first_visit(ws, &st)) {
+		close(fd);
 		return 0;
 	}
 	ws->stats->files++;
@@ -335,6 +354,7 @@ static int walk_root(struct walk_state *ws, const char *root)
 		close(fd);
 		return -errno;
 	}
+	first_visit(ws, &st);
 	push_dir(ws, fd, st.st_dev);
 	return walk_loop(ws);
 }
@@ -367,6 +387,7 @@ int upcc_walk(const char *root, const struct upcc_walk_options *options, upcc_wa
 	ws->stats = stats;
 	strcpy(ws->path, root);
 	ret = walk_root(ws, root);
+	upcc_id_set_free(&ws->seen);
 	free(ws->levels);
 	free(ws);
 	return ret;

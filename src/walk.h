@@ -6,8 +6,11 @@
  * directory (so never a device, FIFO or socket), checks that what it opened
  * is the inode it saw during the walk, stays on the root's filesystem unless
  * told otherwise, skips pseudo and memory-backed filesystems, and holds one
- * directory stream per level of a depth-capped descent: memory does not
- * grow with the number of files.
+ * directory stream per level of a depth-capped descent.  Each inode is
+ * handed over once: a second hard link to a file, or a directory reached
+ * again (a bind mount of part of the tree on the same filesystem), is
+ * counted as a duplicate and skipped.  Memory grows with the number of
+ * directories and multiply-linked files, not with the number of files.
  */
 #ifndef UPCC_WALK_H
 #define UPCC_WALK_H
@@ -36,6 +39,7 @@ struct upcc_walk_stats {
 	uint64_t skipped_pseudo;	/* directories on proc, tmpfs, ... */
 	uint64_t skipped_depth;
 	uint64_t skipped_raced;		/* changed between stat and open */
+	uint64_t skipped_duplicate;	/* a hard link or a directory seen already */
 	uint64_t errors;		/* unreadable entries (walk goes on) */
 };
 

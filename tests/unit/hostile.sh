@@ -139,5 +139,25 @@ check "unmeasurable scope logged at least once" grep -q 'cannot measure' "$tmp/u
 check "unmeasurable scope logged at most twice in 2 s at 10 ms" \
 	test "$(grep -c 'cannot measure' "$tmp/unmeasurable.err")" -le 2
 
+# 4. Hard links and a bind mount of part of the tree on the same
+# filesystem are one file's cache (in a private mount namespace).
+mkdir -p "$tmp/links/sub" "$tmp/links/bind"
+head -c 1M /dev/urandom >"$tmp/links/sub/file"
+for i in 1 2 3 4 5 6 7 8 9; do ln "$tmp/links/sub/file" "$tmp/links/sub/link$i"; done
+cat "$tmp/links/sub/file" >/dev/null
+files_total_kb() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["total"]["cached_pages"] * d["page_size"] // 1024)'; }
+check "upcc files: 9 hard links count once" \
+	test "$("$upcc" files --json "$tmp/links" | files_total_kb)" -eq 1024
+if unshare -m true 2>/dev/null; then
+	check "upcc files: a bind mount of the tree counts once" \
+		test "$(unshare -m sh -c 'mount --bind "$1/sub" "$1/bind" && "$2" files --json "$1"' - \
+			"$tmp/links" "$upcc" | files_total_kb)" -eq 1024
+else
+	echo "SKIP bind mount (no unshare -m here)"
+fi
+check "dry run: 9 hard links count once" exit_code_is 0 "$upcd" --once --dry-run \
+	--scope "path:$tmp/links" --target 0 --state "$tmp/links.json"
+check "dry run logs 1.0Mi unmapped, not 10Mi" grep -q 'unmapped 1.0Mi' "$tmp/err"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -463,6 +463,37 @@ static void test_mounts_follow_table(void **state)
 	unsetenv("UPCC_MOUNTINFO");
 }
 
+/* Issue 12: a file with nine more hard links is one file's cache, in the
+ * path sample as in the inventory (1 MiB read as 10 MiB before).
+ */
+static void test_hard_links_counted_once(void **state)
+{
+	char file[PATH_MAX + 96], name[PATH_MAX + 96];
+	struct upcc_scope scope;
+	struct upcc_sample sample;
+	struct upcc_inventory inv;
+
+	(void)state;
+	need_cachestat();
+	memset(&scope, 0, sizeof(scope));
+	scope.kind = UPCC_SCOPE_PATH;
+	snprintf(scope.path, sizeof(scope.path), "%s", make_sub("links"));
+	snprintf(file, sizeof(file), "%s/file", scope.path);
+	assert_int_equal(ua_cached_file(file, 16, 1), 0);
+	for (int i = 0; i < 9; i++) {
+		snprintf(name, sizeof(name), "%s/link%d", scope.path, i);
+		assert_int_equal(link(file, name), 0);
+	}
+	assert_int_equal(upcc_path_sample(&scope, &sample), 0);
+	assert_int_equal(sample.file_lru_pages, 16);
+	assert_int_equal(upcc_inventory_init(&inv, scope.path, false, 0), 0);
+	assert_int_equal(upcc_inventory_refresh(&inv), 0);
+	assert_int_equal(inv.last.cached_pages, 16);
+	assert_int_equal(inv.last.files, 1);
+	assert_int_equal(inv.last.walk.skipped_duplicate, 9);
+	upcc_inventory_fini(&inv);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -476,6 +507,7 @@ int main(void)
 		cmocka_unit_test(test_path_sample),
 		cmocka_unit_test(test_mounts_inventory),
 		cmocka_unit_test(test_mounts_follow_table),
+		cmocka_unit_test(test_hard_links_counted_once),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
