@@ -27,6 +27,7 @@ struct upcc_scope_run {
 	int sample_error;		/* the last failure's -errno, 0 once measured */
 	uint64_t sample_error_logged;	/* when it was last logged, monotonic usec */
 	uint64_t sample_errors_unlogged;	/* failures since */
+	uint64_t walk_skips_logged;	/* when the walk's skips were last logged */
 };
 
 /* How a scope is sampled; upcc_measure() in the daemon, a fake in tests. */

@@ -178,10 +178,13 @@ static void print_files_json(FILE *out, const struct top_files *top, const char 
 	fprintf(out, "],\"total\":{\"files\":%" PRIu64 ",\"cached_pages\":%" PRIu64
 		",\"mapped_pages\":%" PRIu64 ",\"dirty_pages\":%" PRIu64
 		",\"writeback_pages\":%" PRIu64 "},\"skipped\":{\"special\":%" PRIu64
-		",\"mounts\":%" PRIu64 ",\"errors\":%" PRIu64 "}}\n",
+		",\"mounts\":%" PRIu64 ",\"pseudo\":%" PRIu64 ",\"depth\":%" PRIu64
+		",\"raced\":%" PRIu64 ",\"duplicate\":%" PRIu64 ",\"errors\":%" PRIu64 "}}\n",
 		top->totals.files, top->totals.cached_pages, top->totals.mapped_pages,
 		top->totals.dirty_pages, top->totals.writeback_pages,
 		top->totals.walk.skipped_special, top->totals.walk.skipped_mounts,
+		top->totals.walk.skipped_pseudo, top->totals.walk.skipped_depth,
+		top->totals.walk.skipped_raced, top->totals.walk.skipped_duplicate,
 		top->totals.walk.errors);
 }
 
@@ -274,6 +277,20 @@ static void free_rows(struct top_files *top)
 	upcc_mapped_set_free(&top->mapped);
 }
 
+/* What the walk could not count is said, never left out silently. */
+static void warn_left_out(const struct upcc_walk_stats *walk)
+{
+	if (walk->skipped_depth)
+		fprintf(stderr, "upcc files: %" PRIu64 " directories deeper than %u levels not walked\n",
+			walk->skipped_depth, UPCC_WALK_DEFAULT_MAX_DEPTH);
+	if (walk->skipped_raced)
+		fprintf(stderr, "upcc files: %" PRIu64 " entries changed while walked, not counted\n",
+			walk->skipped_raced);
+	if (walk->errors)
+		fprintf(stderr, "upcc files: %" PRIu64 " entries could not be read, not counted\n",
+			walk->errors);
+}
+
 static int run_files(const char *root, unsigned int max, bool json, bool cross_mounts)
 {
 	struct upcc_walk_options options = { .cross_mounts = cross_mounts };
@@ -298,10 +315,12 @@ static int run_files(const char *root, unsigned int max, bool json, bool cross_m
 		return UPCC_EXIT_FAILURE;
 	}
 	qsort(top.rows, top.count, sizeof(*top.rows), compare_rows_desc);
-	if (json)
+	if (json) {
 		print_files_json(stdout, &top, root);
-	else
+	} else {
 		print_files_table(stdout, &top);
+		warn_left_out(&top.totals.walk);
+	}
 	free_rows(&top);
 	return UPCC_EXIT_OK;
 }

@@ -1112,6 +1112,9 @@ static void sample_from_totals(const struct upcc_inventory_totals *totals,
 							  sample->mapped_pages);
 	sample->dirty_pages = totals->dirty_pages;
 	sample->writeback_pages = totals->writeback_pages;
+	sample->skipped_depth = totals->walk.skipped_depth;
+	sample->skipped_raced = totals->walk.skipped_raced;
+	sample->walk_errors = totals->walk.errors;
 }
 
 int upcc_path_sample(struct upcc_scope *scope, struct upcc_sample *sample)

@@ -32,6 +32,10 @@ struct upcc_sample {
 	uint64_t dirty_pages;
 	uint64_t writeback_pages;
 	uint64_t free_pages;		/* MemFree where the scope has one, else 0 */
+	/* A path scope's walk: what it could not count (upcd logs it). */
+	uint64_t skipped_depth;		/* directories below the walk's depth cap */
+	uint64_t skipped_raced;		/* entries that changed while walked */
+	uint64_t walk_errors;		/* entries that could not be read */
 };
 
 /* Per-scope settings, as the config file and command line give them. */

@@ -30,6 +30,7 @@
 #include "notify.h"
 #include "size.h"
 #include "state.h"
+#include "walk.h"
 
 #define UPCD_VERSION		"0.1"
 #define EXIT_RUNTIME		1
@@ -362,6 +363,30 @@ static void log_sample_error(struct upcc_scope_run *run, int error)
 	run->sample_errors_unlogged = 0;
 }
 
+/* How often a walk that keeps leaving files out says so again. */
+#define WALK_SKIPS_LOG_USEC	(10ull * 60 * 1000 * 1000)
+
+/*
+ * A path scope's walk that could not count everything says what and why:
+ * when it starts, when the counts change after a quiet spell of
+ * WALK_SKIPS_LOG_USEC, not every round.
+ */
+static void log_walk_skips(struct upcc_scope_run *run, const struct upcc_sample *sample)
+{
+	uint64_t skips = sample->skipped_depth + sample->skipped_raced + sample->walk_errors;
+	uint64_t now = upcc_monotonic_usec();
+
+	if (!skips || (run->walk_skips_logged &&
+		       now - run->walk_skips_logged < WALK_SKIPS_LOG_USEC))
+		return;
+	upcc_log(LOG_WARNING,
+		 "scope %s: the walk left out %llu directories deeper than %u levels, %llu entries that changed while walked, %llu unreadable entries",
+		 run->scope.name, (unsigned long long)sample->skipped_depth,
+		 UPCC_WALK_DEFAULT_MAX_DEPTH, (unsigned long long)sample->skipped_raced,
+		 (unsigned long long)sample->walk_errors);
+	run->walk_skips_logged = now;
+}
+
 static void log_step(const struct upcd *upcd, struct upcc_scope_run *run,
 		     const struct upcc_step_report *report)
 {
@@ -374,6 +399,8 @@ static void log_step(const struct upcd *upcd, struct upcc_scope_run *run,
 		run->sample_error = 0;
 		run->sample_errors_unlogged = 0;
 	}
+	if (report->outcome != UPCC_STEP_SAMPLE_FAILED)
+		log_walk_skips(run, &scope->last);
 	switch (report->outcome) {
 	case UPCC_STEP_SAMPLE_FAILED:
 		log_sample_error(run, report->error);

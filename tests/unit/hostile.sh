@@ -159,5 +159,28 @@ check "dry run: 9 hard links count once" exit_code_is 0 "$upcd" --once --dry-run
 	--scope "path:$tmp/links" --target 0 --state "$tmp/links.json"
 check "dry run logs 1.0Mi unmapped, not 10Mi" grep -q 'unmapped 1.0Mi' "$tmp/err"
 
+# 7. Files below the walk's depth cap are counted as left out and said so,
+# in upcc files (--json and the table) and in upcd's log.
+deep=$tmp/deep
+mkdir -p "$deep"
+d=$deep
+for level in $(seq 1 100); do
+	d=$d/d
+	case $level in 50|64|65|100) mkdir -p "$d"; head -c 4096 /dev/urandom >"$d/f$level" ;; esac
+done
+cat "$deep"/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/f50 >/dev/null
+skipped() { python3 -c 'import json,sys; print(json.load(sys.stdin)["skipped"].get(sys.argv[1], "missing"))' "$1"; }
+check "upcc files --json counts depth skips" \
+	test "$("$upcc" files --json "$deep" | skipped depth)" -ge 1
+for reason in special mounts pseudo raced duplicate errors; do
+	check "upcc files --json lists skipped.$reason" \
+		test "$("$upcc" files --json "$deep" | skipped $reason)" != missing
+done
+check "upcc files says what it did not walk" exit_code_is 0 "$upcc" files "$deep"
+check "upcc files names the depth cap" grep -q 'deeper than 64 levels not walked' "$tmp/err"
+check "dry run on a deep tree exits 0" exit_code_is 0 "$upcd" --once --dry-run \
+	--scope "path:$deep"
+check "upcd logs the directories it left out" grep -q 'left out 1 directories deeper than 64' "$tmp/err"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
