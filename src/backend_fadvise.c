@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "inventory.h"
+#include "pace.h"
 #include "residency.h"
 #include "text.h"
 #include "walk.h"
@@ -186,6 +187,9 @@ static void evict_in_order(struct upcc_backend *backend, struct upcc_inventory *
 {
 	for (size_t i = 0; i < count && result->reclaimed_pages < nr_pages; i++) {
 		struct upcc_evict_result evicted;
+
+		if (upcc_pace_stop())
+			break;		/* a signal waits: what is done is reported */
 
 		result->scanned_items++;
 		if (backend->dry_run)

@@ -8,6 +8,7 @@
 
 #include "control.h"
 #include "clock.h"
+#include "pace.h"
 
 struct upcc_policy upcc_policy_resolve(const struct upcc_scope_config *scope_config,
 				       const struct upcc_sample *sample, uint64_t page_size)
@@ -172,6 +173,10 @@ int upcc_control_round(struct upcc_scope_run *run, upcc_sample_fn sample_fn,
 			return 0;	/* UPCC_ROUND_BUDGET */
 		if (report->steps >= max_steps) {
 			report->end = UPCC_ROUND_MAX_STEPS;
+			return 0;
+		}
+		if (upcc_pace_stop_now()) {
+			report->end = UPCC_ROUND_STOPPED;	/* a signal waits */
 			return 0;
 		}
 	}

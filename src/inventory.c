@@ -8,6 +8,7 @@
 #endif
 #include "inventory.h"
 #include "clock.h"
+#include "pace.h"
 #include "text.h"
 
 #include <ctype.h>
@@ -786,6 +787,7 @@ static void shed_smallest_half(struct upcc_inventory *inv)
 		inv->entries[i].path = NULL;
 	}
 	inv->dropped_full += inv->count - keep;
+	inv->dropped_since_walk += inv->count - keep;
 	inv->count = keep;
 	rebuild_index(inv);
 }
@@ -919,7 +921,7 @@ static int refresh_one(void *ctx, int fd, const struct stat *st, const char *pat
 }
 
 /* Re-measure the files the table knows that this refresh has not seen. */
-static void remeasure_known(struct upcc_inventory *inv)
+static int remeasure_known(struct upcc_inventory *inv)
 {
 	for (size_t i = 0; i < inv->count; i++) {
 		struct upcc_inventory_entry *e = &inv->entries[i];
@@ -928,6 +930,8 @@ static void remeasure_known(struct upcc_inventory *inv)
 
 		if (e->seen_scan == inv->scan)
 			continue;
+		if (upcc_pace_stop())
+			return -EINTR;
 		expect.st_dev = e->dev;
 		expect.st_ino = e->ino;
 		fd = upcc_open_regular(AT_FDCWD, e->path, &expect, &st);
@@ -936,6 +940,7 @@ static void remeasure_known(struct upcc_inventory *inv)
 		measure_and_note(inv, fd, &st, e->path, false);
 		close(fd);
 	}
+	return 0;
 }
 
 static void add_walk_stats(struct upcc_walk_stats *sum, const struct upcc_walk_stats *one)
@@ -975,7 +980,7 @@ static int walk_refresh(struct upcc_inventory *inv, bool all_roots)
 		add_walk_stats(&inv->last.walk, &stats);
 		if (err > 0)
 			return -ENOMEM;
-		if (err < 0 && !inv->from_mounts)
+		if (err < 0 && (!inv->from_mounts || err == -EINTR))
 			return err;
 		if (err < 0)
 			inv->root_errors++;
@@ -1005,21 +1010,33 @@ int upcc_inventory_refresh(struct upcc_inventory *inv)
 	}
 	if (fan->fd >= 0)
 		drain_events(inv);	/* may set need_walk on overflow */
-	if (fan->fd < 0 || fan->need_walk || inv->scan % UPCC_INVENTORY_REWALK_EVERY == 0) {
+	/* A table that was full forgot files: only a walk finds them again,
+	 * and only a walk's totals then cover the whole tree.
+	 */
+	inv->last_walked_all = fan->fd < 0 || fan->need_walk || inv->dropped_since_walk ||
+			       inv->scan % UPCC_INVENTORY_REWALK_EVERY == 0;
+	if (inv->last_walked_all) {
+		inv->dropped_since_walk = 0;
 		err = walk_refresh(inv, true);
 		if (err)
-			return err;
+			goto interrupted;
 		fan->need_walk = false;
 	} else {
 		/* Mounts fanotify could not mark are still walked every time. */
 		err = inv->from_mounts ? walk_refresh(inv, false) : 0;
+		if (!err)
+			err = remeasure_known(inv);
 		if (err)
-			return err;
-		remeasure_known(inv);
+			goto interrupted;
 	}
 	drop_stale(inv);
 	inv->last.elapsed_usec = upcc_monotonic_usec() - start_usec;
 	return 0;
+interrupted:
+	/* Half a refresh forgets nothing: the next one walks the whole tree. */
+	inv->last_walked_all = false;
+	fan->need_walk = true;
+	return err;
 }
 
 static int compare_coldest(const void *a, const void *b)
@@ -1138,8 +1155,11 @@ int upcc_path_sample(struct upcc_scope *scope, struct upcc_sample *sample)
 
 int upcc_inventory_sample(const struct upcc_inventory *inv, struct upcc_sample *sample)
 {
-	/* A full table forgot files that a walk would still count. */
-	if (inv->from_mounts || inv->dropped_full)
+	/* A table that overflowed forgot files: its totals are the whole
+	 * tree's only when this refresh walked it (every file the walk met
+	 * was counted, kept in the table or not).
+	 */
+	if (inv->from_mounts || (inv->dropped_since_walk && !inv->last_walked_all))
 		return -EOPNOTSUPP;
 	sample_from_totals(&inv->last, sample);
 	return 0;

@@ -127,6 +127,8 @@ struct upcc_inventory {
 	size_t nr_slots;		/* power of two, >= 2 x capacity */
 	uint32_t scan;
 	uint64_t dropped_full;		/* entries given up because the table was full */
+	uint64_t dropped_since_walk;	/* of those, since the last walk of every root */
+	bool last_walked_all;		/* the last refresh walked every root whole */
 	struct upcc_mapped_set mapped;
 	struct upcc_inventory_totals last;
 	struct upcc_inventory_fanotify fan;
@@ -204,7 +206,8 @@ int upcc_path_sample(struct upcc_scope *scope, struct upcc_sample *sample);
  * The same sample from the last upcc_inventory_refresh() of a path scope's
  * inventory, which measured every file it knows: no second pass over the
  * tree.  -EOPNOTSUPP where that would not be the whole scope (a system
- * scope's inventory, or a table that was full and forgot files).
+ * scope's inventory).  A table that overflowed makes every refresh walk
+ * the tree until it fits again, so its sample is still the walk's.
  */
 int upcc_inventory_sample(const struct upcc_inventory *inv, struct upcc_sample *sample);
 

@@ -28,6 +28,7 @@
 #include "measure.h"
 #include "metrics.h"
 #include "notify.h"
+#include "pace.h"
 #include "size.h"
 #include "state.h"
 #include "walk.h"
@@ -56,6 +57,8 @@ struct upcd {
 	size_t nr_runs;
 	uint64_t page_size;
 	bool state_warned, metrics_warned;
+	uint64_t watchdog_usec;		/* WATCHDOG_USEC, 0 without a watchdog */
+	uint64_t last_ping_usec;	/* the last WATCHDOG=1, monotonic */
 };
 
 static void usage(FILE *out)
@@ -348,6 +351,9 @@ static void log_sample_error(struct upcc_scope_run *run, int error)
 {
 	uint64_t now = upcc_monotonic_usec();
 
+	if (error == -EINTR)
+		return;		/* cut short by a signal, which is handled next */
+
 	if (error == run->sample_error && now - run->sample_error_logged < SAMPLE_ERROR_LOG_USEC) {
 		run->sample_errors_unlogged++;
 		return;
@@ -573,6 +579,8 @@ static int daemon_round(struct upcd *upcd)
 		struct upcc_scope_run *run = &upcd->runs[i];
 		struct upcc_round_report report;
 
+		if (i && upcc_pace_stop_now())
+			break;		/* a signal waits: the next scopes wait for the next round */
 		if (upcc_control_round(run, upcc_measure, upcd->page_size, &limits, &report))
 			failures++;
 		if (report.steps > 1)
@@ -591,8 +599,13 @@ static int run_once(struct upcd *upcd)
 	bool all_done = false, target_missed = false;
 	int failures = 0;
 
-	for (int round = 0; round < ONCE_MAX_ROUNDS && !all_done; round++)
+	for (int round = 0; round < ONCE_MAX_ROUNDS && !all_done; round++) {
+		if (upcc_pace_stop_now()) {
+			upcc_log(LOG_NOTICE, "signal: stopping");
+			return 0;
+		}
 		failures += once_round(upcd, &all_done, &target_missed);
+	}
 	if (failures)
 		return EXIT_RUNTIME;
 	return target_missed || !all_done ? EXIT_TARGET_MISSED : 0;
@@ -608,6 +621,33 @@ static int arm_timer(int fd, uint64_t period_usec)
 	if (!spec.it_value.tv_sec && !spec.it_value.tv_nsec)
 		spec.it_value.tv_nsec = 1;
 	return timerfd_settime(fd, 0, &spec, NULL);
+}
+
+static void watchdog_ping(struct upcd *upcd)
+{
+	upcc_notify("WATCHDOG=1");
+	upcd->last_ping_usec = upcc_monotonic_usec();
+}
+
+/*
+ * The pace hook (pace.h), run by walks and per-file loops every few dozen
+ * files: a walk of a big tree can take longer than the watchdog period,
+ * so the ping is sent from inside it when half the period has passed, and
+ * a waiting SIGTERM, SIGINT or SIGHUP cuts the work short (the signals are
+ * blocked for the signalfd, so they wait in the pending set).
+ */
+static bool pace_check(void *ctx)
+{
+	struct upcd *upcd = ctx;
+	sigset_t pending;
+
+	if (upcd->watchdog_usec &&
+	    upcc_monotonic_usec() - upcd->last_ping_usec >= upcd->watchdog_usec / 2)
+		watchdog_ping(upcd);
+	if (sigpending(&pending))
+		return false;
+	return sigismember(&pending, SIGTERM) == 1 || sigismember(&pending, SIGINT) == 1 ||
+	       sigismember(&pending, SIGHUP) == 1;
 }
 
 /* SIGHUP: a new config replaces the old only if it parses and its backends work. */
@@ -680,10 +720,12 @@ static int event_loop(struct upcd *upcd, int signal_fd)
 		running = false;
 	}
 	if (running) {
-		daemon_round(upcd);
+		/* Ready once set up: the first round may walk a big tree. */
 		upcc_notify("READY=1");
 		upcc_notify_status("controlling %zu scope(s) every %llu ms", upcd->nr_runs,
 				   (unsigned long long)interval_ms);
+		watchdog_ping(upcd);
+		daemon_round(upcd);
 	}
 	while (running) {
 		struct epoll_event event;
@@ -720,7 +762,7 @@ static int event_loop(struct upcd *upcd, int signal_fd)
 			uint64_t expirations;
 
 			drain_fd(watchdog_fd, &expirations, sizeof(expirations));
-			upcc_notify("WATCHDOG=1");
+			watchdog_ping(upcd);
 		}
 	}
 	upcc_notify("STOPPING=1");
@@ -766,7 +808,9 @@ int main(int argc, char **argv)
 		return EXIT_RUNTIME;
 	}
 	upcd.nr_runs = upcd.config.nr_scopes;
+	upcd.watchdog_usec = upcc_notify_watchdog_usec();
 	signal_fd = block_signals();
+	upcc_pace_set(pace_check, &upcd);
 	if (signal_fd < 0) {
 		upcc_log(LOG_ERR, "signalfd: %s", strerror(errno));
 		rc = EXIT_RUNTIME;

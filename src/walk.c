@@ -9,6 +9,7 @@
 #endif
 #include "walk.h"
 #include "idset.h"
+#include "pace.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -298,6 +299,11 @@ static int walk_loop(struct walk_state *ws)
 	while (ws->depth > 0 && ret == 0) {
 		struct walk_level *level = &ws->levels[ws->depth - 1];
 		struct dirent *entry;
+
+		if (upcc_pace_stop()) {
+			ret = -EINTR;	/* a signal waits: the walk is not finished */
+			break;
+		}
 
 		errno = 0;
 		entry = readdir(level->dir);

@@ -54,7 +54,8 @@ typedef int (*upcc_walk_fn)(void *ctx, int fd, const struct stat *st, const char
 /*
  * Walk @root (a directory, or a single regular file).  Returns 0, the
  * callback's stop value, or a negative errno if @root itself cannot be
- * walked (-ENOTDIR for a special file, -EMEDIUMTYPE on a pseudo fs, ...).
+ * walked (-ENOTDIR for a special file, -EMEDIUMTYPE on a pseudo fs, ...),
+ * or -EINTR when the pace hook (pace.h) asked it to stop half-way.
  */
 int upcc_walk(const char *root, const struct upcc_walk_options *options, upcc_walk_fn fn,
 	      void *ctx, struct upcc_walk_stats *stats);

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "inventory.h"
+#include "pace.h"
 
 static char tree[PATH_MAX];
 
@@ -494,6 +495,68 @@ static void test_hard_links_counted_once(void **state)
 	upcc_inventory_fini(&inv);
 }
 
+/*
+ * Issue 12: a table too small for the tree still gives the path sample
+ * from its refresh (before, -EOPNOTSUPP for ever after the first
+ * overflow, and every step walked the tree twice): each refresh walks
+ * the tree once and counts every file, kept in the table or not.
+ */
+static void test_overflowed_table_samples_from_one_walk(void **state)
+{
+	char file[PATH_MAX + 96];
+	const char *dir = make_sub("overflow");
+	struct upcc_inventory inv;
+	struct upcc_sample sample;
+
+	(void)state;
+	need_cachestat();
+	for (int i = 0; i < 40; i++) {
+		snprintf(file, sizeof(file), "%s/f%d", dir, i);
+		assert_int_equal(ua_cached_file(file, 2, 1), 0);
+	}
+	assert_int_equal(upcc_inventory_init(&inv, dir, false, 8), 0);
+	for (uint64_t refresh = 1; refresh <= 3; refresh++) {
+		assert_int_equal(upcc_inventory_refresh(&inv), 0);
+		assert_true(inv.dropped_full > 0);
+		assert_true(inv.walks == refresh);	/* one walk per refresh */
+		assert_int_equal(upcc_inventory_sample(&inv, &sample), 0);
+		assert_int_equal(sample.file_lru_pages, 80);
+		assert_int_equal(inv.last.files, 40);
+	}
+	upcc_inventory_fini(&inv);
+}
+
+static bool stop_at_once(void *ctx)
+{
+	(void)ctx;
+	return true;
+}
+
+/* Issue 12: a waiting signal cuts a refresh short, which then forgets
+ * nothing and is not taken for the whole tree.
+ */
+static void test_refresh_interrupted(void **state)
+{
+	char file[PATH_MAX + 96];
+	const char *dir = make_sub("interrupted");
+	struct upcc_inventory inv;
+
+	(void)state;
+	for (int i = 0; i < 200; i++) {
+		snprintf(file, sizeof(file), "%s/f%d", dir, i);
+		assert_int_equal(ua_write_file(file, "x"), 0);
+	}
+	assert_int_equal(upcc_inventory_init(&inv, dir, false, 0), 0);
+	upcc_pace_set(stop_at_once, NULL);
+	assert_int_equal(upcc_inventory_refresh(&inv), -EINTR);
+	upcc_pace_set(NULL, NULL);
+	assert_true(inv.last.files < 200);
+	assert_true(inv.fan.need_walk);
+	assert_int_equal(upcc_inventory_refresh(&inv), 0);
+	assert_int_equal(inv.last.walk.files, 200);
+	upcc_inventory_fini(&inv);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -508,6 +571,8 @@ int main(void)
 		cmocka_unit_test(test_mounts_inventory),
 		cmocka_unit_test(test_mounts_follow_table),
 		cmocka_unit_test(test_hard_links_counted_once),
+		cmocka_unit_test(test_overflowed_table_samples_from_one_walk),
+		cmocka_unit_test(test_refresh_interrupted),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
