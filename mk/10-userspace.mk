@@ -59,6 +59,10 @@ endef
 $(eval $(call usr_unit_variant,$(BUILD),))
 $(eval $(call usr_unit_variant,$(BUILD)/asan,$(USR_ASAN_FLAGS)))
 
+# Objects are kept (not removed as intermediates): `make unit` then
+# rebuilds only what changed.
+.SECONDARY:
+
 USR_UNIT_BINS := $(addprefix $(BUILD)/unit/,$(USR_UNIT_NAMES))
 USR_UNIT_ASAN_BINS := $(addprefix $(BUILD)/asan/unit/,$(USR_UNIT_NAMES))
 

@@ -5,10 +5,13 @@
 BENCH_BUILD := $(BUILD)/bench
 BENCH_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -Isrc
 WORKLOAD := $(BENCH_BUILD)/workload
+INVENTORY_COST := $(BENCH_BUILD)/inventory-cost
 
-.PHONY: bench bench-workload
-all: $(WORKLOAD)
+.PHONY: bench bench-workload bench-programs
 bench-workload: $(WORKLOAD)
+# Not part of `make` (all): the suites and bench targets that use them
+# name them as prerequisites.
+bench-programs: $(WORKLOAD) $(INVENTORY_COST)
 
 # policy.c is linked for upcc_unmapped_file_pages(): the sampler's unmapped
 # figure is the kernel's arithmetic, not a second copy of it.
@@ -17,8 +20,6 @@ $(WORKLOAD): bench/workload.c src/policy.c src/policy.h src/cachestat.h
 	$(CC) $(BENCH_CFLAGS) -static -o $@ bench/workload.c src/policy.c
 
 # The inventory's costs: walk, refresh, mount table (docs/backends.md).
-INVENTORY_COST := $(BENCH_BUILD)/inventory-cost
-all: $(INVENTORY_COST)
 $(INVENTORY_COST): bench/inventory-cost.c $(BUILD)/libupcc.a
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -D_GNU_SOURCE -o $@ $^

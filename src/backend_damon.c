@@ -23,6 +23,7 @@
 #define _GNU_SOURCE	/* O_NOATIME, O_PATH, getline, makedev */
 #endif
 #include "backend.h"
+#include "size.h"
 #include "clock.h"
 
 #include <errno.h>
@@ -306,7 +307,7 @@ static int damon_reclaim(struct upcc_backend *backend, struct upcc_scope *scope,
 			 uint64_t nr_pages, struct upcc_action_result *result)
 {
 	struct damon_priv *priv = backend->priv;
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), applied = 0;
+	uint64_t page = upcc_page_size(), applied = 0;
 	uint64_t start_usec;
 	int err;
 

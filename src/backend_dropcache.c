@@ -10,6 +10,7 @@
 #define _GNU_SOURCE	/* O_NOATIME, O_PATH, getline, makedev */
 #endif
 #include "backend.h"
+#include "size.h"
 #include "clock.h"
 
 #include <errno.h>
@@ -51,7 +52,7 @@ static int64_t unmapped_pages(void)
 {
 	char path[PATH_MAX];
 	struct upcc_meminfo info;
-	uint64_t kb_per_page = (uint64_t)sysconf(_SC_PAGESIZE) / 1024u;
+	uint64_t kb_per_page = upcc_page_size() / 1024u;
 
 	if (upcc_backend_path(path, sizeof(path), "/proc/meminfo") ||
 	    upcc_meminfo_read(path, &info))

@@ -27,6 +27,7 @@
 #define _GNU_SOURCE	/* O_NOATIME, O_PATH, getline, makedev */
 #endif
 #include "backend.h"
+#include "size.h"
 #include "clock.h"
 
 #include <errno.h>
@@ -219,7 +220,7 @@ static int memcg_reclaim(struct upcc_backend *backend, struct upcc_scope *scope,
 			 uint64_t nr_pages, struct upcc_action_result *result)
 {
 	struct memcg_priv *priv = backend->priv;
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t page = upcc_page_size();
 	uint64_t start_usec;
 	int64_t before, after;
 	int err = 0;

@@ -226,22 +226,6 @@ static struct upcc_config_scope *find_scope(struct upcc_config *config, const ch
 	return NULL;
 }
 
-static int parse_kind(const char *text, enum upcc_scope_kind *kind)
-{
-	static const char *const kinds[] = {
-		[UPCC_SCOPE_SYSTEM] = "system", [UPCC_SCOPE_NODE] = "node",
-		[UPCC_SCOPE_CGROUP] = "cgroup", [UPCC_SCOPE_PATH] = "path",
-	};
-
-	for (int i = 0; i < 4; i++) {
-		if (strcmp(text, kinds[i]) == 0) {
-			*kind = (enum upcc_scope_kind)i;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
 static int parse_node_id(const char *text, int *node_id)
 {
 	unsigned long id;
@@ -311,7 +295,7 @@ int upcc_config_add_scope_spec(struct upcc_config *config, const char *spec,
 		goto bad;
 	memcpy(kind_text, spec, kind_len);
 	kind_text[kind_len] = '\0';
-	if (parse_kind(kind_text, &kind))
+	if (upcc_scope_kind_parse(kind_text, &kind))
 		goto bad;
 	if ((kind == UPCC_SCOPE_SYSTEM) != (colon == NULL))
 		goto bad;
@@ -453,7 +437,7 @@ static int scope_key_value(struct parse_state *state, int key, const char *value
 
 	switch (key) {
 	case KEY_TYPE:
-		if (parse_kind(value, &scope->kind))
+		if (upcc_scope_kind_parse(value, &scope->kind))
 			return fail(state, state->line_no,
 				    "type \"%s\": expected system, node, cgroup or path", value);
 		return 0;
@@ -495,7 +479,7 @@ static int scope_key_value(struct parse_state *state, int key, const char *value
 	case KEY_BACKEND:
 		if (!upcc_backend_name_valid(value))
 			return fail(state, state->line_no,
-				    "backend \"%s\": expected auto, fadvise, damon, memcg or dropcache",
+				    "backend \"%s\": expected " UPCC_BACKEND_NAMES_TEXT,
 				    value);
 		snprintf(state->scope->backend_name, sizeof(state->scope->backend_name), "%s",
 			 value);
@@ -523,7 +507,7 @@ static int daemon_key_value(struct parse_state *state, int key, const char *valu
 	case KEY_D_BACKEND:
 		if (!upcc_backend_name_valid(value))
 			return fail(state, state->line_no,
-				    "backend \"%s\": expected auto, fadvise, damon, memcg or dropcache",
+				    "backend \"%s\": expected " UPCC_BACKEND_NAMES_TEXT,
 				    value);
 		snprintf(config->backend_name, sizeof(config->backend_name), "%s", value);
 		return 0;

@@ -29,6 +29,8 @@
 #define UPCC_DEFAULT_INTERVAL_MS	1000u
 #define UPCC_MAX_SCOPES			64
 #define UPCC_BACKEND_NAME_LEN		16
+/* For messages: every name `backend =` takes. */
+#define UPCC_BACKEND_NAMES_TEXT		"auto, fadvise, damon, memcg or dropcache"
 
 struct upcc_config_scope {
 	struct upcc_scope scope;		/* kind, name, node_id, path, config */

@@ -126,22 +126,21 @@ int upcc_control_step(struct upcc_scope_run *run, upcc_sample_fn sample_fn,
 	return 0;
 }
 
-/* Why a round stops after @step, or UPCC_ROUND_BUDGET if it may go on
- * (the caller then checks the budget and the step bound).
- */
-static enum upcc_round_end step_ends_round(const struct upcc_scope_run *run,
-					   const struct upcc_step_report *step)
+/* Does the round end after @step?  If so, @end says why. */
+static bool step_ends_round(const struct upcc_scope_run *run, const struct upcc_step_report *step,
+			    enum upcc_round_end *end)
 {
 	if (step->outcome == UPCC_STEP_IDLE)
-		return UPCC_ROUND_IDLE;
-	if (step->outcome != UPCC_STEP_ACTED || step->error)
-		return UPCC_ROUND_STOPPED;
-	if (!step->result.reclaimed_pages)
-		return UPCC_ROUND_NO_PROGRESS;
-	/* upcc_decide() left the reclaiming phase: the target is reached. */
-	if (run->scope.phase != UPCC_PHASE_RECLAIMING)
-		return UPCC_ROUND_IDLE;
-	return UPCC_ROUND_BUDGET;
+		*end = UPCC_ROUND_IDLE;
+	else if (step->outcome != UPCC_STEP_ACTED || step->error)
+		*end = UPCC_ROUND_STOPPED;
+	else if (!step->result.reclaimed_pages)
+		*end = UPCC_ROUND_NO_PROGRESS;
+	else if (run->scope.phase != UPCC_PHASE_RECLAIMING)
+		*end = UPCC_ROUND_IDLE;	/* upcc_decide() says the target is reached */
+	else
+		return false;
+	return true;
 }
 
 int upcc_control_round(struct upcc_scope_run *run, upcc_sample_fn sample_fn,
@@ -166,11 +165,12 @@ int upcc_control_round(struct upcc_scope_run *run, upcc_sample_fn sample_fn,
 			report->end = UPCC_ROUND_STOPPED;
 			return err;
 		}
-		report->end = step_ends_round(run, &report->last);
-		if (report->end != UPCC_ROUND_BUDGET)
+		if (step_ends_round(run, &report->last, &report->end))
 			return 0;
-		if (report->elapsed_usec >= limits->budget_usec)
-			return 0;	/* UPCC_ROUND_BUDGET */
+		if (report->elapsed_usec >= limits->budget_usec) {
+			report->end = UPCC_ROUND_BUDGET;
+			return 0;
+		}
 		if (report->steps >= max_steps) {
 			report->end = UPCC_ROUND_MAX_STEPS;
 			return 0;

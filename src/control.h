@@ -22,7 +22,6 @@ struct upcc_scope_run {
 	bool backend_ready;		/* selected (and, unless dry run, initialised) */
 	bool backend_initialised;	/* ops->init succeeded: fini is owed */
 	char backend_error[UPCC_BACKEND_WHY_LEN + 128];	/* why not, when !backend_ready */
-	bool once_done;			/* --once: this scope needs no more steps */
 	/* A scope that cannot be measured is logged rate-limited (upcd). */
 	int sample_error;		/* the last failure's -errno, 0 once measured */
 	uint64_t sample_error_logged;	/* when it was last logged, monotonic usec */

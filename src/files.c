@@ -6,6 +6,7 @@
 #define _GNU_SOURCE	/* O_NOATIME, O_PATH, getline, makedev */
 #endif
 #include "files.h"
+#include "size.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "inventory.h"
+#include "json.h"
 #include "residency.h"
 #include "text.h"
 #include "walk.h"
@@ -141,33 +143,17 @@ static int compare_rows_desc(const void *a, const void *b)
 	return strcmp(x->path, y->path);
 }
 
-static void json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
-}
-
 static void print_files_json(FILE *out, const struct top_files *top, const char *root)
 {
 	fputs("{\"root\":", out);
-	json_string(out, root);
-	fprintf(out, ",\"method\":\"%s\",\"page_size\":%ld,\"files\":[",
-		upcc_residency_method_name(upcc_residency_method()), sysconf(_SC_PAGESIZE));
+	upcc_json_string(out, root);
+	fprintf(out, ",\"method\":\"%s\",\"page_size\":%" PRIu64 ",\"files\":[",
+		upcc_residency_method_name(upcc_residency_method()), upcc_page_size());
 	for (size_t i = 0; i < top->count; i++) {
 		const struct file_row *r = &top->rows[i];
 
 		fprintf(out, "%s{\"path\":", i ? "," : "");
-		json_string(out, r->path);
+		upcc_json_string(out, r->path);
 		fprintf(out, ",\"cached_pages\":%" PRIu64 ",\"file_pages\":%" PRIu64, r->cached_pages,
 			r->file_pages);
 		if (top->state_known)
@@ -197,7 +183,7 @@ static void put_path_line(FILE *out, const char *path)
 
 static void print_files_table(FILE *out, const struct top_files *top)
 {
-	long page_kb = sysconf(_SC_PAGESIZE) / 1024;
+	long page_kb = (long)(upcc_page_size() / 1024);
 
 	fprintf(out, "%12s %12s %6s %10s %10s %6s  %s\n", "CACHED_KB", "SIZE_KB", "RES%",
 		"DIRTY", "WRITEBACK", "MAPPED", "FILE");
@@ -479,7 +465,7 @@ int upcc_evict_main(int argc, char **argv)
 	struct upcc_walk_options walk_options = { 0 };
 	struct evict_run run;
 	int opt, status = UPCC_EXIT_OK;
-	long page_kb = sysconf(_SC_PAGESIZE) / 1024;
+	long page_kb = (long)(upcc_page_size() / 1024);
 
 	memset(&run, 0, sizeof(run));
 	optind = 0;

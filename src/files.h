@@ -11,9 +11,7 @@
 #ifndef UPCC_FILES_H
 #define UPCC_FILES_H
 
-#define UPCC_EXIT_OK		0
-#define UPCC_EXIT_FAILURE	1
-#define UPCC_EXIT_USAGE		2
+#include "common.h"
 
 /* argv[0] is the command name ("files"/"evict"). */
 int upcc_files_main(int argc, char **argv);

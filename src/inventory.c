@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * inventory.c - bounded table of cached files, the mapped-file set, safe
- * per-file eviction, and the path scope's sample.
+ * inventory.c - the bounded table of a scope's cached files, its roots and
+ * refresh, and the path scope's sample.  The mapped-file set is mapped.c,
+ * per-file eviction evict.c, fanotify learning fanotify.c.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE	/* O_NOATIME, O_PATH, getline, makedev */
 #endif
 #include "inventory.h"
+#include "size.h"
 #include "clock.h"
 #include "pace.h"
 #include "text.h"
@@ -25,233 +27,6 @@
 #include <unistd.h>
 
 #include "stats.h"
-
-/* ---- the mapped-file set ------------------------------------------------ */
-
-static int mapped_set_add(struct upcc_mapped_set *set, dev_t dev, ino_t ino)
-{
-	if (set->count == set->capacity) {
-		size_t capacity = set->capacity ? set->capacity * 2 : 256;
-		struct upcc_file_id *ids = realloc(set->ids, capacity * sizeof(*ids));
-
-		if (!ids)
-			return -ENOMEM;
-		set->ids = ids;
-		set->capacity = capacity;
-	}
-	set->ids[set->count].dev = dev;
-	set->ids[set->count].ino = ino;
-	set->count++;
-	return 0;
-}
-
-/* "start-end perms offset MAJ:MIN inode [path]": take dev and inode. */
-static int parse_maps_line(const char *line, dev_t *dev, ino_t *ino)
-{
-	unsigned int major, minor;
-	unsigned long long inode;
-
-	if (sscanf(line, "%*s %*s %*s %x:%x %llu", &major, &minor, &inode) != 3)
-		return -EINVAL;
-	*dev = makedev(major, minor);
-	*ino = (ino_t)inode;
-	return inode ? 0 : -ENOENT;	/* inode 0: anonymous, heap, stack */
-}
-
-int upcc_mapped_set_parse(struct upcc_mapped_set *set, const char *text)
-{
-	while (text && *text) {
-		const char *eol = strchr(text, '\n');
-		dev_t dev;
-		ino_t ino;
-
-		if (parse_maps_line(text, &dev, &ino) == 0 && mapped_set_add(set, dev, ino))
-			return -ENOMEM;
-		text = eol ? eol + 1 : NULL;
-	}
-	return 0;
-}
-
-static int compare_file_id(const void *a, const void *b)
-{
-	const struct upcc_file_id *x = a, *y = b;
-
-	if (x->dev != y->dev)
-		return x->dev < y->dev ? -1 : 1;
-	if (x->ino != y->ino)
-		return x->ino < y->ino ? -1 : 1;
-	return 0;
-}
-
-void upcc_mapped_set_finish(struct upcc_mapped_set *set)
-{
-	size_t kept = 0;
-
-	if (!set->count)
-		return;
-	qsort(set->ids, set->count, sizeof(*set->ids), compare_file_id);
-	for (size_t i = 1; i < set->count; i++)
-		if (compare_file_id(&set->ids[kept], &set->ids[i]))
-			set->ids[++kept] = set->ids[i];
-	set->count = kept + 1;
-}
-
-bool upcc_mapped_set_has(const struct upcc_mapped_set *set, dev_t dev, ino_t ino)
-{
-	struct upcc_file_id key = { dev, ino };
-
-	return set->count &&
-	       bsearch(&key, set->ids, set->count, sizeof(key), compare_file_id) != NULL;
-}
-
-void upcc_mapped_set_free(struct upcc_mapped_set *set)
-{
-	free(set->ids);
-	memset(set, 0, sizeof(*set));
-}
-
-/* Stream one maps file: a big process has more maps than any fixed buffer. */
-static int load_maps_file(struct upcc_mapped_set *set, const char *path)
-{
-	FILE *f = fopen(path, "re");
-	char *line = NULL;
-	size_t line_len = 0;
-	int err = 0;
-
-	if (!f) {
-		/* Gone is fine; refused is counted: the set is then incomplete
-		 * (DONTNEED still never drops a mapped page, but the skip of
-		 * the whole file is lost for that process).
-		 */
-		if (errno == EACCES || errno == EPERM)
-			set->unreadable++;
-		return 0;
-	}
-	while (!err && getline(&line, &line_len, f) > 0) {
-		dev_t dev;
-		ino_t ino;
-
-		if (parse_maps_line(line, &dev, &ino) == 0)
-			err = mapped_set_add(set, dev, ino);
-	}
-	free(line);
-	fclose(f);
-	return err;
-}
-
-static bool is_pid_name(const char *name)
-{
-	if (!*name)
-		return false;
-	for (; *name; name++)
-		if (!isdigit((unsigned char)*name))
-			return false;
-	return true;
-}
-
-int upcc_mapped_set_load(struct upcc_mapped_set *set)
-{
-	const char *root = getenv("UPCC_PROC_ROOT");
-	char dir_path[PATH_MAX], path[PATH_MAX + 300];
-	struct dirent *entry;
-	DIR *dir;
-	int err = 0;
-
-	set->count = 0;
-	set->unreadable = 0;
-	snprintf(dir_path, sizeof(dir_path), "%s/proc", root ? root : "");
-	dir = opendir(dir_path);
-	if (!dir)
-		return -errno;
-	while (!err && (entry = readdir(dir)) != NULL) {
-		if (!is_pid_name(entry->d_name))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s/maps", dir_path, entry->d_name);
-		err = load_maps_file(set, path);
-	}
-	closedir(dir);
-	upcc_mapped_set_finish(set);
-	return err;
-}
-
-/* ---- per-file eviction -------------------------------------------------- */
-
-static int64_t now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return ts.tv_sec;
-}
-
-/*
- * Drop windows growing from the end of the file until @limit pages are gone
- * or the window covers the file: a big file need not lose all its cache to
- * satisfy a small request.  Which end is colder is unknown; the tail is
- * what a sequential reader reached last, so it is the likelier to be done.
- */
-static int drop_tail_windows(int fd, const struct stat *st, uint64_t limit,
-			     struct upcc_residency *res)
-{
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-	uint64_t size = (uint64_t)st->st_size, before = res->cached_pages;
-	uint64_t window = limit * page;
-	int err;
-
-	for (;;) {
-		off_t offset = window >= size ? 0 : (off_t)(size - window);
-
-		err = posix_fadvise(fd, offset, 0, POSIX_FADV_DONTNEED);
-		if (err)
-			return -err;
-		err = upcc_residency_fd(fd, st, res);
-		if (err || offset == 0 || before - res->cached_pages >= limit)
-			return err;
-		window *= 2;
-	}
-}
-
-int upcc_evict_fd_limit(int fd, const struct stat *st, const struct upcc_mapped_set *mapped,
-			uint64_t limit_pages, struct upcc_evict_result *result)
-{
-	struct upcc_residency res;
-	int err;
-
-	memset(result, 0, sizeof(*result));
-	err = upcc_residency_fd(fd, st, &res);
-	if (err)
-		return err;
-	result->before_pages = result->after_pages = res.cached_pages;
-	if (mapped && upcc_mapped_set_has(mapped, st->st_dev, st->st_ino)) {
-		result->skipped_mapped = true;
-		return 0;
-	}
-	/* DONTNEED on a dirty range starts writeback of it (mm/fadvise.c):
-	 * the control never does that, so dirty files are left whole.
-	 */
-	if (!upcc_residency_may_evict(&res, st, now_seconds())) {
-		result->skipped_dirty = true;
-		return 0;
-	}
-	if (!res.cached_pages)
-		return 0;
-	if (limit_pages && limit_pages < res.cached_pages) {
-		err = drop_tail_windows(fd, st, limit_pages, &res);
-	} else {
-		err = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-		err = err ? -err : upcc_residency_fd(fd, st, &res);
-	}
-	if (err)
-		return err;
-	result->after_pages = res.cached_pages;
-	return 0;
-}
-
-int upcc_evict_fd(int fd, const struct stat *st, const struct upcc_mapped_set *mapped,
-		  struct upcc_evict_result *result)
-{
-	return upcc_evict_fd_limit(fd, st, mapped, 0, result);
-}
 
 /* ---- the table ---------------------------------------------------------- */
 
@@ -285,284 +60,6 @@ static void rebuild_index(struct upcc_inventory *inv)
 		struct upcc_inventory_entry *e = &inv->entries[i];
 
 		inv->slots[slot_of(inv, e->dev, e->ino)] = (uint32_t)(i + 1);
-	}
-}
-
-/* ---- fanotify learning ------------------------------------------------- */
-
-static void fan_why(struct upcc_inventory *inv, const char *root, const char *what, int err)
-{
-	struct upcc_inventory_fanotify *fan = &inv->fan;
-
-	if (fan->why[0])
-		return;		/* the first reason is the one worth reading */
-	if (err)
-		snprintf(fan->why, sizeof(fan->why), "%.40s: %s: %s", root, what, strerror(err));
-	else
-		snprintf(fan->why, sizeof(fan->why), "%.40s: %s", root, what);
-}
-
-/* A root that is a whole filesystem's mount point (or /)? */
-static bool is_mount_point(int dir_fd, const struct stat *st)
-{
-	struct stat parent;
-
-	return fstatat(dir_fd, "..", &parent, 0) == 0 &&
-	       (parent.st_dev != st->st_dev || parent.st_ino == st->st_ino);
-}
-
-static const struct upcc_inventory_root *marked_root_of(const struct upcc_inventory *inv, dev_t dev)
-{
-	for (size_t i = 0; i < inv->nr_roots; i++)
-		if (inv->roots[i].marked && inv->roots[i].dev == dev)
-			return &inv->roots[i];
-	return NULL;
-}
-
-/* FID reports (5.1+) carry a handle, not an fd: no open of the file is made
- * by the kernel on our behalf; the filesystem-wide mark (4.20+,
- * CAP_SYS_ADMIN) covers files opened anywhere on it.
- */
-static bool fanotify_group(struct upcc_inventory *inv, const char *root)
-{
-	if (inv->fan.fd >= 0)
-		return true;
-	inv->fan.fd = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_FID | FAN_NONBLOCK | FAN_CLOEXEC,
-				    O_RDONLY | O_LARGEFILE);
-	if (inv->fan.fd < 0) {
-		fan_why(inv, root, "fanotify_init", errno);
-		return false;
-	}
-	return true;
-}
-
-/*
- * Mark @r's filesystem (once per filesystem).  A filesystem-wide mark
- * reports every close on it; for a path scope tree that is only part of
- * one, opening each reported file just to learn it is elsewhere costs more
- * than the walk saves (measured: 10 s per refresh on a busy host), so such
- * a tree is only walked.  The system scope's roots are mount points, but a
- * fixture's may not be; a bind mount of a marked filesystem needs no mark
- * of its own.
- */
-static void fanotify_mark_root(struct upcc_inventory *inv, struct upcc_inventory_root *r)
-{
-	struct statfs sfs;
-	struct stat st;
-
-	r->mount_fd = open(r->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (r->mount_fd < 0 || fstat(r->mount_fd, &st) < 0 || fstatfs(r->mount_fd, &sfs) < 0 ||
-	    upcc_fs_is_pseudo((int64_t)sfs.f_type) || st.st_dev != r->dev) {
-		fan_why(inv, r->path, "not a directory on a real filesystem", 0);
-		goto fail;
-	}
-	memcpy(r->fsid, &sfs.f_fsid, sizeof(r->fsid));
-	if (marked_root_of(inv, r->dev)) {
-		r->marked = true;	/* a bind mount of a filesystem marked already */
-		return;
-	}
-	if (!is_mount_point(r->mount_fd, &st)) {
-		fan_why(inv, r->path, "root is not a mount point", 0);
-		goto fail;
-	}
-	if (!fanotify_group(inv, r->path))
-		goto fail;
-	if (fanotify_mark(inv->fan.fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_CLOSE, r->mount_fd,
-			  NULL) < 0) {
-		fan_why(inv, r->path, "fanotify_mark", errno);
-		goto fail;
-	}
-	r->marked = true;
-	return;
-fail:
-	if (r->mount_fd >= 0)
-		close(r->mount_fd);
-	r->mount_fd = -1;
-}
-
-static void fanotify_start(struct upcc_inventory *inv)
-{
-	bool any = false;
-
-	inv->fan.need_walk = true;
-	if (getenv("UPCC_NO_FANOTIFY")) {
-		snprintf(inv->fan.why, sizeof(inv->fan.why), "disabled by UPCC_NO_FANOTIFY");
-		return;
-	}
-	for (size_t i = 0; i < inv->nr_roots; i++) {
-		fanotify_mark_root(inv, &inv->roots[i]);
-		any |= inv->roots[i].marked;
-	}
-	if (!any && inv->fan.fd >= 0) {
-		close(inv->fan.fd);
-		inv->fan.fd = -1;
-	}
-	if (!inv->nr_roots)
-		snprintf(inv->fan.why, sizeof(inv->fan.why), "no filesystem to mark");
-}
-
-/* Is @path inside @root? */
-static bool in_tree(const char *root, const char *path)
-{
-	size_t len = strlen(root);
-
-	if (len == 1 && root[0] == '/')
-		return path[0] == '/';
-	return strncmp(path, root, len) == 0 && (path[len] == '/' || path[len] == '\0');
-}
-
-/* Is the file at @path (on @dev) inside a marked root? */
-static bool in_marked_tree(const struct upcc_inventory *inv, dev_t dev, const char *path)
-{
-	for (size_t i = 0; i < inv->nr_roots; i++)
-		if (inv->roots[i].marked && inv->roots[i].dev == dev &&
-		    in_tree(inv->roots[i].path, path))
-			return true;
-	return false;
-}
-
-/* The marked root an event's filesystem id names (its handle opens there). */
-static const struct upcc_inventory_root *root_of_fsid(const struct upcc_inventory *inv,
-						      const char *fsid)
-{
-	for (size_t i = 0; i < inv->nr_roots; i++)
-		if (inv->roots[i].marked && inv->roots[i].mount_fd >= 0 &&
-		    memcmp(inv->roots[i].fsid, fsid, sizeof(inv->roots[i].fsid)) == 0)
-			return &inv->roots[i];
-	return NULL;
-}
-
-static int measure_and_note(struct upcc_inventory *inv, int fd, const struct stat *st,
-			    const char *path, bool touched);
-
-/* One FID record: open the inode O_PATH by handle, prove it is a regular
- * file in our tree, then measure it.
- */
-static void learn_handle(struct upcc_inventory *inv, const char *fsid, const char *raw,
-			 size_t raw_len)
-{
-	const struct upcc_inventory_root *root = root_of_fsid(inv, fsid);
-	union {
-		struct file_handle fh;
-		char bytes[sizeof(struct file_handle) + MAX_HANDLE_SZ];
-	} handle;
-	char proc_path[64], path[PATH_MAX];
-	struct stat st;
-	ssize_t len;
-	int path_fd, fd;
-
-	if (!root || raw_len > sizeof(handle))
-		return;
-	memcpy(handle.bytes, raw, raw_len);
-	path_fd = open_by_handle_at(root->mount_fd, &handle.fh, O_PATH | O_CLOEXEC);
-	if (path_fd < 0)
-		return;		/* deleted since, or not ours to open */
-	fd = upcc_open_regular_path_fd(path_fd, &st);
-	close(path_fd);
-	if (fd < 0)
-		return;		/* a directory, FIFO, device...: never opened */
-	snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", fd);
-	len = readlink(proc_path, path, sizeof(path) - 1);
-	if (len > 0) {
-		path[len] = '\0';
-		if (in_marked_tree(inv, st.st_dev, path) &&
-		    measure_and_note(inv, fd, &st, path, true) == 0)
-			inv->fan.learned++;
-	}
-	close(fd);
-}
-
-/* A file read by many opens sends many events: one lookup per file and
- * drain is enough.  A small direct-mapped cache of handle hashes, cleared
- * per drain; a collision only costs a missed duplicate or one skipped
- * event (the rewalk catches it).
- */
-#define SEEN_SLOTS	1024u
-static uint64_t seen_hashes[SEEN_SLOTS];
-
-static bool seen_recently(const char *handle, size_t len)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)handle[i]) * 0x100000001b3ull;
-	h |= 1;		/* 0 marks an empty slot */
-	if (seen_hashes[h % SEEN_SLOTS] == h)
-		return true;
-	seen_hashes[h % SEEN_SLOTS] = h;
-	return false;
-}
-
-/*
- * Records with a file handle are not 8-byte multiples, so events after the
- * first are misaligned for struct fanotify_event_metadata (its mask is an
- * aligned u64): copy headers out with memcpy instead of casting.
- */
-static void read_event(struct upcc_inventory *inv, const char *event, size_t event_len,
-		       size_t metadata_len, uint64_t mask)
-{
-	const char *info = event + metadata_len;
-	const char *end = event + event_len;
-
-	inv->fan.events++;
-	if (mask & FAN_Q_OVERFLOW) {
-		inv->fan.overflows++;
-		inv->fan.need_walk = true;
-		return;
-	}
-	while (info + sizeof(struct fanotify_event_info_header) <= end) {
-		struct fanotify_event_info_header hdr;
-		size_t handle_off = offsetof(struct fanotify_event_info_fid, handle);
-		struct file_handle fh;
-
-		memcpy(&hdr, info, sizeof(hdr));
-		if (hdr.len == 0 || info + hdr.len > end)
-			return;
-		if (hdr.info_type == FAN_EVENT_INFO_TYPE_FID &&
-		    hdr.len >= handle_off + sizeof(fh)) {
-			memcpy(&fh, info + handle_off, sizeof(fh));
-			if (fh.handle_bytes <= MAX_HANDLE_SZ &&
-			    handle_off + sizeof(fh) + fh.handle_bytes <= hdr.len &&
-			    !seen_recently(info + handle_off, sizeof(fh) + fh.handle_bytes))
-				learn_handle(inv, info + offsetof(struct fanotify_event_info_fid, fsid),
-					     info + handle_off, sizeof(fh) + fh.handle_bytes);
-		}
-		info += hdr.len;
-	}
-}
-
-/*
- * Read the queued events (the fd is non-blocking).  Our own opens and
- * closes are events too: they are ignored, or measuring a file would queue
- * another event for it forever.  A busy filesystem can outpace us: at most
- * a table's worth of events per refresh; the rest wait for the next one.
- */
-static void drain_events(struct upcc_inventory *inv)
-{
-	static char buf[65536];
-	uint64_t budget = 2 * (uint64_t)inv->capacity;
-	pid_t self = getpid();
-	ssize_t len;
-
-	memset(seen_hashes, 0, sizeof(seen_hashes));
-	while (budget > 0 && (len = read(inv->fan.fd, buf, sizeof(buf))) > 0) {
-		size_t off = 0;
-
-		while (off + sizeof(struct fanotify_event_metadata) <= (size_t)len) {
-			struct fanotify_event_metadata meta;
-
-			memcpy(&meta, buf + off, sizeof(meta));
-			if (meta.event_len < sizeof(meta) || off + meta.event_len > (size_t)len ||
-			    meta.vers != FANOTIFY_METADATA_VERSION)
-				break;
-			if (meta.pid != self) {
-				read_event(inv, buf + off, meta.event_len, meta.metadata_len,
-					   meta.mask);
-				if (budget)
-					budget--;
-			}
-			off += meta.event_len;
-		}
 	}
 }
 
@@ -643,7 +140,7 @@ int upcc_inventory_init(struct upcc_inventory *inv, const char *root, bool cross
 		upcc_inventory_fini(inv);
 		return err;
 	}
-	fanotify_start(inv);
+	upcc_fanotify_start(inv);
 	return 0;
 }
 
@@ -665,7 +162,7 @@ int upcc_inventory_init_mounts(struct upcc_inventory *inv, const struct upcc_mou
 		upcc_inventory_fini(inv);
 		return err;
 	}
-	fanotify_start(inv);
+	upcc_fanotify_start(inv);
 	return 0;
 }
 
@@ -739,7 +236,7 @@ static int sync_mount_roots(struct upcc_inventory *inv)
 		inv->mounts_joined++;
 		inv->fan.need_walk = true;
 		if (!getenv("UPCC_NO_FANOTIFY"))
-			fanotify_mark_root(inv, &inv->roots[inv->nr_roots - 1]);
+			upcc_fanotify_mark_root(inv, &inv->roots[inv->nr_roots - 1]);
 		upcc_text_append(inv->roots_changed, sizeof(inv->roots_changed), "%smounted %s (%s)",
 				 *inv->roots_changed ? "; " : "", inv->roots[inv->nr_roots - 1].path,
 				 upcc_inventory_root_learning(&inv->roots[inv->nr_roots - 1]));
@@ -752,6 +249,7 @@ void upcc_inventory_fini(struct upcc_inventory *inv)
 {
 	if (inv->fan.fd >= 0)
 		close(inv->fan.fd);
+	free(inv->fan.buffer);
 	for (size_t i = 0; i < inv->nr_roots; i++) {
 		if (inv->roots[i].mount_fd >= 0)
 			close(inv->roots[i].mount_fd);
@@ -913,6 +411,12 @@ static int measure_and_note(struct upcc_inventory *inv, int fd, const struct sta
 	return err;
 }
 
+int upcc_inventory_learn(struct upcc_inventory *inv, int fd, const struct stat *st,
+			 const char *path)
+{
+	return measure_and_note(inv, fd, st, path, true);
+}
+
 static int refresh_one(void *ctx, int fd, const struct stat *st, const char *path)
 {
 	int err = measure_and_note(ctx, fd, st, path, false);
@@ -1009,7 +513,7 @@ int upcc_inventory_refresh(struct upcc_inventory *inv)
 			return err;
 	}
 	if (fan->fd >= 0)
-		drain_events(inv);	/* may set need_walk on overflow */
+		upcc_fanotify_drain(inv);	/* may set need_walk on overflow */
 	/* A table that was full forgot files: only a walk finds them again,
 	 * and only a walk's totals then cover the whole tree.
 	 */
@@ -1115,7 +619,7 @@ static uint64_t mem_total_pages(void)
 	snprintf(path, sizeof(path), "%s/proc/meminfo", root ? root : "");
 	if (upcc_meminfo_read(path, &info) || !UPCC_HAS(&info, UPCC_MI_MEM_TOTAL))
 		return 0;
-	return info.kb[UPCC_MI_MEM_TOTAL] * 1024u / (uint64_t)sysconf(_SC_PAGESIZE);
+	return info.kb[UPCC_MI_MEM_TOTAL] * 1024u / upcc_page_size();
 }
 
 static void sample_from_totals(const struct upcc_inventory_totals *totals,

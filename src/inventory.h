@@ -23,28 +23,14 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "evict.h"
 #include "idset.h"
+#include "mapped.h"
 #include "residency.h"
 #include "scope.h"
 #include "walk.h"
 
 #define UPCC_INVENTORY_DEFAULT_CAPACITY	65536u
-
-/* The (dev, ino) of every file mapped by any process, sorted. */
-struct upcc_mapped_set {
-	struct upcc_file_id *ids;
-	size_t count;
-	size_t capacity;
-	size_t unreadable;	/* maps files we may not read (EACCES: no CAP_SYS_PTRACE) */
-};
-
-/* Read every /proc/PID/maps ($UPCC_PROC_ROOT/proc in tests).  0 or -errno. */
-int upcc_mapped_set_load(struct upcc_mapped_set *set);
-/* Parse one maps file's text into @set (unsorted until _finish). */
-int upcc_mapped_set_parse(struct upcc_mapped_set *set, const char *text);
-void upcc_mapped_set_finish(struct upcc_mapped_set *set);
-bool upcc_mapped_set_has(const struct upcc_mapped_set *set, dev_t dev, ino_t ino);
-void upcc_mapped_set_free(struct upcc_mapped_set *set);
 
 struct upcc_inventory_entry {
 	dev_t dev;
@@ -87,6 +73,9 @@ static inline const char *upcc_inventory_root_learning(const struct upcc_invento
 	return root->marked ? "fanotify mark, walk" : "walks only";
 }
 
+#define UPCC_FANOTIFY_SEEN_SLOTS	1024u
+#define UPCC_FANOTIFY_BUFFER		65536u
+
 /* fanotify learning: a file-system-wide mark on each root's filesystem
  * reports every close with a file handle, so files opened after the first
  * walk are learned without walking again.  fd -1 when unavailable.
@@ -98,6 +87,12 @@ struct upcc_inventory_fanotify {
 	uint64_t overflows;		/* queue overflows: the next refresh walks */
 	bool need_walk;
 	char why[96];			/* why not (or not for every root) */
+	/* One lookup per file per drain: a small direct-mapped cache of
+	 * handle hashes, cleared per drain (a collision only costs a missed
+	 * duplicate or one skipped event, which the rewalk catches).
+	 */
+	uint64_t seen[UPCC_FANOTIFY_SEEN_SLOTS];
+	char *buffer;			/* UPCC_FANOTIFY_BUFFER bytes, for reads */
 };
 
 /* Walk anyway every this many refreshes: a file kept open and read for
@@ -168,28 +163,6 @@ int upcc_inventory_note(struct upcc_inventory *inv, dev_t dev, ino_t ino, const 
 size_t upcc_inventory_coldest(struct upcc_inventory *inv, struct upcc_inventory_entry **order,
 			      size_t max);
 
-/* What dropping one file's cache did. */
-struct upcc_evict_result {
-	uint64_t before_pages;
-	uint64_t after_pages;
-	bool skipped_dirty;		/* dirty/writeback (or unknown under mincore) */
-	bool skipped_mapped;
-};
-
-/*
- * Drop the clean cache of the regular file on @fd: skip it (0, with the
- * skipped_* flag set) if @mapped has it or it has dirty/writeback pages;
- * else POSIX_FADV_DONTNEED and measure before/after.  0 or -errno.
- */
-int upcc_evict_fd(int fd, const struct stat *st, const struct upcc_mapped_set *mapped,
-		  struct upcc_evict_result *result);
-
-/* The same, but aiming at @limit_pages (0 = all): windows growing from the
- * file's end are dropped until that many pages are gone.
- */
-int upcc_evict_fd_limit(int fd, const struct stat *st, const struct upcc_mapped_set *mapped,
-			uint64_t limit_pages, struct upcc_evict_result *result);
-
 /* Reopen @entry by its path (same dev/ino, never a special file) and evict
  * up to @limit_pages of it (0 = all).
  */
@@ -210,5 +183,15 @@ int upcc_path_sample(struct upcc_scope *scope, struct upcc_sample *sample);
  * the tree until it fits again, so its sample is still the walk's.
  */
 int upcc_inventory_sample(const struct upcc_inventory *inv, struct upcc_sample *sample);
+
+/* fanotify.c, for inventory.c: mark every root's filesystem (unless
+ * $UPCC_NO_FANOTIFY), mark one root joined later, read the queued events.
+ */
+void upcc_fanotify_start(struct upcc_inventory *inv);
+void upcc_fanotify_mark_root(struct upcc_inventory *inv, struct upcc_inventory_root *r);
+void upcc_fanotify_drain(struct upcc_inventory *inv);
+/* inventory.c, for fanotify.c: measure and note a file a close event named. */
+int upcc_inventory_learn(struct upcc_inventory *inv, int fd, const struct stat *st,
+			 const char *path);
 
 #endif /* UPCC_INVENTORY_H */

@@ -21,18 +21,6 @@ void upcc_measure_set_root(const char *root)
 	snprintf(measure_root, sizeof(measure_root), "%s", root ? root : "");
 }
 
-uint64_t upcc_page_size(void)
-{
-	static uint64_t page_size;
-
-	if (!page_size) {
-		long size = sysconf(_SC_PAGESIZE);
-
-		page_size = size > 0 ? (uint64_t)size : 4096;
-	}
-	return page_size;
-}
-
 static int rooted_path(char *buffer, size_t size, const char *path)
 {
 	int len = snprintf(buffer, size, "%s%s", measure_root, path);

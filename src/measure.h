@@ -17,8 +17,6 @@
  */
 void upcc_measure_set_root(const char *root);
 
-/* The system's page size, cached. */
-uint64_t upcc_page_size(void);
 
 /* Fill @sample for @scope (any kind).  0 or a negative errno. */
 int upcc_measure(struct upcc_scope *scope, struct upcc_sample *sample);

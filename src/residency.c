@@ -6,6 +6,7 @@
 #define _GNU_SOURCE	/* O_NOATIME, O_PATH, getline, makedev */
 #endif
 #include "residency.h"
+#include "size.h"
 #include "cachestat.h"
 
 #include <errno.h>
@@ -24,11 +25,7 @@
 
 static long page_bytes(void)
 {
-	static long cached;
-
-	if (!cached)
-		cached = sysconf(_SC_PAGESIZE);
-	return cached;
+	return (long)upcc_page_size();
 }
 
 

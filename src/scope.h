@@ -67,4 +67,8 @@ struct upcc_scope {
 	uint64_t refused_steps_total;	/* steps the backend declined (result.refused) */
 };
 
+/* "system", "node", "cgroup", "path"; and back (0 or -EINVAL). */
+const char *upcc_scope_kind_name(enum upcc_scope_kind kind);
+int upcc_scope_kind_parse(const char *name, enum upcc_scope_kind *kind);
+
 #endif /* UPCC_SCOPE_H */

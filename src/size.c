@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "size.h"
 
@@ -155,4 +156,16 @@ const char *upcc_size_format(char *buf, size_t len, uint64_t bytes)
 	else
 		snprintf(buf, len, "%.0f%ci", value, units[unit]);
 	return buf;
+}
+
+uint64_t upcc_page_size(void)
+{
+	static uint64_t page_size;
+
+	if (!page_size) {
+		long size = sysconf(_SC_PAGESIZE);
+
+		page_size = size > 0 ? (uint64_t)size : 4096;
+	}
+	return page_size;
 }

@@ -36,4 +36,7 @@ uint64_t upcc_amount_pages(const struct upcc_amount *amount, uint64_t total_page
 #define UPCC_SIZE_TEXT_LEN	16
 const char *upcc_size_format(char *buf, size_t len, uint64_t bytes);
 
+/* The page size, asked once (4096 if sysconf cannot say). */
+uint64_t upcc_page_size(void);
+
 #endif /* UPCC_SIZE_H */

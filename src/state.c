@@ -11,75 +11,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "atomic.h"
+#include "json.h"
 #include "state.h"
 #include "stats.h"
-
-static int write_all(int fd, const char *data, size_t len)
-{
-	while (len) {
-		ssize_t written = write(fd, data, len);
-
-		if (written < 0 && errno == EINTR)
-			continue;
-		if (written < 0)
-			return -errno;
-		data += written;
-		len -= (size_t)written;
-	}
-	return 0;
-}
-
-/*
- * The temporary file gets a random name, created with O_EXCL (mkostemp):
- * in a directory others may write to, a name they can guess is a name
- * they can take first, with a FIFO (our open would block for ever) or a
- * file of their own (which the rename would then publish as ours).
- */
-int upcc_atomic_write(const char *path, const char *data, size_t len)
-{
-	char temp[PATH_MAX];
-	int fd, err;
-
-	if (snprintf(temp, sizeof(temp), "%s.tmp.XXXXXX", path) >= (int)sizeof(temp))
-		return -ENAMETOOLONG;
-	fd = mkostemp(temp, O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	/* mkostemp makes it 0600; the report files are for every reader. */
-	err = fchmod(fd, 0644) ? -errno : 0;
-	if (!err)
-		err = write_all(fd, data, len);
-	if (!err && fsync(fd))
-		err = -errno;
-	if (close(fd) && !err)
-		err = -errno;
-	if (!err && rename(temp, path))
-		err = -errno;
-	if (err)
-		unlink(temp);
-	return err;
-}
-
-void upcc_json_string(FILE *out, const char *text)
-{
-	fputc('"', out);
-	for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
-		if (*c == '"' || *c == '\\')
-			fprintf(out, "\\%c", *c);
-		else if (*c < 0x20 || *c == 0x7f)
-			fprintf(out, "\\u%04x", *c);
-		else
-			fputc(*c, out);
-	}
-	fputc('"', out);
-}
-
-static const char *kind_name(enum upcc_scope_kind kind)
-{
-	static const char *const names[] = { "system", "node", "cgroup", "path" };
-
-	return (unsigned int)kind < 4 ? names[kind] : "unknown";
-}
 
 static void format_scope(FILE *out, const struct upcc_scope_run *run)
 {
@@ -90,7 +25,7 @@ static void format_scope(FILE *out, const struct upcc_scope_run *run)
 
 	fputs("{\"name\":", out);
 	upcc_json_string(out, scope->name);
-	fprintf(out, ",\"kind\":\"%s\",\"node\":%d,\"path\":", kind_name(scope->kind),
+	fprintf(out, ",\"kind\":\"%s\",\"node\":%d,\"path\":", upcc_scope_kind_name(scope->kind),
 		scope->node_id);
 	upcc_json_string(out, scope->path);
 	fputs(",\"backend\":", out);

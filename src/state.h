@@ -42,12 +42,6 @@ struct upcc_state_header {
 	uint64_t page_size;
 };
 
-/*
- * Write @data to @path so that a reader sees the old file or the whole new
- * one, never a part: a temporary file in the same directory, fsync, rename.
- */
-int upcc_atomic_write(const char *path, const char *data, size_t len);
-
 int upcc_state_format(FILE *out, const struct upcc_scope_run *runs, size_t nr_runs,
 		      uint64_t page_size, bool dry_run);
 int upcc_state_write(const char *path, const struct upcc_scope_run *runs, size_t nr_runs,
@@ -57,7 +51,5 @@ int upcc_state_write(const char *path, const struct upcc_scope_run *runs, size_t
 int upcc_state_read(const char *path, struct upcc_state_header *header,
 		    struct upcc_state_scope *scopes, size_t max, size_t *nr_scopes);
 
-/* JSON string escaping, shared with `upcc status --json`. */
-void upcc_json_string(FILE *out, const char *text);
 
 #endif /* UPCC_STATE_H */

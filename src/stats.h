@@ -94,13 +94,6 @@ int upcc_vmstat_read(const char *path, struct upcc_vmstat *stat);
  */
 int upcc_id_list_parse(const char *text, int *ids, size_t max);
 
-/*
- * Read a whole (small, pseudo) file into a NUL-terminated heap buffer.
- * 0 and *text set (caller frees), or a negative errno.  Files above 1 MiB
- * are refused: no accounting file is that big, so it is not one.  Only a
- * regular file is opened (never a FIFO, which would block, or a device):
- * -EISDIR for a directory, -EINVAL for anything else.
- */
-int upcc_read_text(const char *path, char **text);
+#include "readtext.h"
 
 #endif /* UPCC_STATS_H */

@@ -18,17 +18,16 @@
 #include <string.h>
 #include <time.h>
 
+#include "common.h"
 #include "config.h"
 #include "control.h"
+#include "json.h"
 #include "files.h"		/* files and evict: src/files.c */
 #include "measure.h"
 #include "state.h"
 #include "text.h"
 
 
-#define UPCC_VERSION	"0.1"
-#define EXIT_FAILED	1
-#define EXIT_USAGE	2
 #define MAX_STATUS_SCOPES	(UPCC_MAX_SCOPES + 64)
 
 /* One row of `upcc status`: a live sample plus what the daemon said. */
@@ -82,19 +81,6 @@ static void human_bytes(char *buffer, size_t size, uint64_t pages, uint64_t page
 	snprintf(buffer, size, "%.1f%c", value, units[unit]);
 }
 
-static int kind_from_name(const char *name, enum upcc_scope_kind *kind)
-{
-	static const char *const names[] = { "system", "node", "cgroup", "path" };
-
-	for (int i = 0; i < 4; i++) {
-		if (strcmp(name, names[i]) == 0) {
-			*kind = (enum upcc_scope_kind)i;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
 static void add_row(struct status_row *rows, size_t *nr_rows, enum upcc_scope_kind kind,
 		    const char *name, int node_id, const char *path)
 {
@@ -129,7 +115,7 @@ static void daemon_rows(struct status_row *rows, size_t *nr_rows,
 	for (size_t i = 0; i < nr_scopes && *nr_rows < MAX_STATUS_SCOPES; i++) {
 		enum upcc_scope_kind kind;
 
-		if (kind_from_name(scopes[i].kind, &kind))
+		if (upcc_scope_kind_parse(scopes[i].kind, &kind))
 			continue;
 		add_row(rows, nr_rows, kind, scopes[i].name, scopes[i].node_id, scopes[i].path);
 		rows[*nr_rows - 1].daemon = &scopes[i];
@@ -306,12 +292,12 @@ static int status_main(int argc, char **argv)
 		case 'j': json = true; break;
 		case 's': state_path = optarg; break;
 		case 'h': status_usage(stdout); return 0;
-		default: status_usage(stderr); return EXIT_USAGE;
+		default: status_usage(stderr); return UPCC_EXIT_USAGE;
 		}
 	}
 	if (optind < argc) {
 		fprintf(stderr, "upcc status: unexpected argument \"%s\"\n", argv[optind]);
-		return EXIT_USAGE;
+		return UPCC_EXIT_USAGE;
 	}
 	have_state = upcc_state_read(state_path, &header, daemon_scopes, UPCC_MAX_SCOPES,
 				     &nr_daemon) == 0;
@@ -324,7 +310,7 @@ static int status_main(int argc, char **argv)
 		print_json(rows, nr_rows, &header, have_state, page_size);
 	else
 		print_table(rows, nr_rows, &header, have_state, state_path, page_size);
-	return failures ? EXIT_FAILED : 0;
+	return failures ? UPCC_EXIT_FAILURE : 0;
 }
 
 int main(int argc, char **argv)
@@ -334,7 +320,7 @@ int main(int argc, char **argv)
 	if (!command || strcmp(command, "--help") == 0 || strcmp(command, "-h") == 0 ||
 	    strcmp(command, "help") == 0) {
 		usage(command ? stdout : stderr);
-		return command ? 0 : EXIT_USAGE;
+		return command ? 0 : UPCC_EXIT_USAGE;
 	}
 	if (strcmp(command, "--version") == 0 || strcmp(command, "-V") == 0) {
 		printf("upcc %s\n", UPCC_VERSION);
@@ -353,5 +339,5 @@ int main(int argc, char **argv)
 		return upcc_evict_main(argc - 1, argv + 1);
 	fprintf(stderr, "upcc: unknown command \"%s\"\n", command);
 	usage(stderr);
-	return EXIT_USAGE;
+	return UPCC_EXIT_USAGE;
 }

@@ -22,6 +22,7 @@
 
 #include "backend.h"
 #include "clock.h"
+#include "common.h"
 #include "config.h"
 #include "control.h"
 #include "log.h"
@@ -33,12 +34,8 @@
 #include "state.h"
 #include "walk.h"
 
-#define UPCD_VERSION		"0.1"
-#define EXIT_RUNTIME		1
-#define EXIT_USAGE		2
-#define EXIT_TARGET_MISSED	3
 /* A bound on --once even if the cache refills as fast as it is dropped. */
-#define ONCE_MAX_ROUNDS		1000
+#define ONCE_MAX_STEPS		1000u
 
 /* What the command line says, applied on top of the config file. */
 struct upcd_options {
@@ -117,7 +114,7 @@ static int parse_options(int argc, char **argv, struct upcd_options *options)
 		case OPT_SCOPE:
 			if (options->nr_scopes >= UPCC_MAX_SCOPES) {
 				fprintf(stderr, "upcd: at most %d --scope\n", UPCC_MAX_SCOPES);
-				return EXIT_USAGE;
+				return UPCC_EXIT_USAGE;
 			}
 			options->scopes[options->nr_scopes++] = optarg;
 			break;
@@ -128,13 +125,13 @@ static int parse_options(int argc, char **argv, struct upcd_options *options)
 		case OPT_STATE: options->state = optarg; break;
 		case 'v': options->verbose = true; break;
 		case 'h': usage(stdout); exit(0);
-		case 'V': printf("upcd %s\n", UPCD_VERSION); exit(0);
-		default: usage(stderr); return EXIT_USAGE;
+		case 'V': printf("upcd %s\n", UPCC_VERSION); exit(0);
+		default: usage(stderr); return UPCC_EXIT_USAGE;
 		}
 	}
 	if (optind < argc) {
 		fprintf(stderr, "upcd: unexpected argument \"%s\"\n", argv[optind]);
-		return EXIT_USAGE;
+		return UPCC_EXIT_USAGE;
 	}
 	return 0;
 }
@@ -167,7 +164,7 @@ static int apply_daemon_options(const struct upcd_options *options, struct upcc_
 				char *error, size_t error_len)
 {
 	if (options->backend && !upcc_backend_name_valid(options->backend)) {
-		snprintf(error, error_len, "--backend=%s: expected auto, fadvise, damon, memcg or dropcache",
+		snprintf(error, error_len, "--backend=%s: expected " UPCC_BACKEND_NAMES_TEXT,
 			 options->backend);
 		return -EINVAL;
 	}
@@ -494,39 +491,6 @@ static void write_reports(struct upcd *upcd)
 	}
 }
 
-/* --once: one step for every scope not yet done; returns how many scopes
- * failed to measure.
- */
-static int once_round(struct upcd *upcd, bool *all_done, bool *target_missed)
-{
-	int failures = 0;
-
-	*all_done = true;
-	for (size_t i = 0; i < upcd->nr_runs; i++) {
-		struct upcc_scope_run *run = &upcd->runs[i];
-		struct upcc_step_report report;
-
-		if (run->once_done)
-			continue;
-		if (upcc_control_step(run, upcc_measure, upcd->page_size, &report))
-			failures++;
-		log_step(upcd, run, &report);
-		/* --once: a scope is done when at its target, or when a step
-		 * could not make progress (dry run, no backend, nothing dropped).
-		 */
-		if (report.outcome != UPCC_STEP_ACTED ||
-		    report.result.reclaimed_pages == 0 || report.error) {
-			run->once_done = true;
-			if (report.outcome != UPCC_STEP_IDLE && report.outcome != UPCC_STEP_DRY_RUN)
-				*target_missed = true;
-		} else {
-			*all_done = false;
-		}
-	}
-	write_reports(upcd);
-	return failures;
-}
-
 /*
  * Daemon mode's time budget per scope round: half the interval, shared by
  * the scopes, so the loop keeps its rhythm; and at most a quarter of the
@@ -561,18 +525,29 @@ static const char *round_end_name(enum upcc_round_end end)
 }
 
 /*
- * Daemon mode: a round for every scope.  A scope above its trigger gets
- * steps until it is at its target, nothing more comes off, or its share of
- * the budget is spent (upcc_control_round, as kswapd keeps going until the
- * node is balanced).  Returns how many scopes failed to measure.
+ * --once: did the round leave @run above its target?  At the target, or a
+ * dry run that decided, is done; a round that ended otherwise (nothing
+ * more came off, the backend refused or failed, no backend, the step
+ * bound) missed it.
  */
-static int daemon_round(struct upcd *upcd)
+static bool round_missed_target(const struct upcc_round_report *report)
 {
-	struct upcc_round_limits limits = {
-		.budget_usec = round_budget_usec(upcd),
-		.on_step = log_round_step,
-		.context = upcd,
-	};
+	if (report->end == UPCC_ROUND_IDLE)
+		return false;
+	return !(report->end == UPCC_ROUND_STOPPED && report->last.outcome == UPCC_STEP_DRY_RUN);
+}
+
+/*
+ * The control loop, for the daemon and --once alike: a round for every
+ * scope.  A scope above its trigger (with --once: above its target) gets
+ * steps until it is at its target, nothing more comes off, or @limits
+ * end it (upcc_control_round, as kswapd keeps going until the node is
+ * balanced).  Then the reports are written.  Returns how many scopes
+ * failed to measure; *@missed counts those --once would call missed.
+ */
+static int control_round(struct upcd *upcd, const struct upcc_round_limits *limits,
+			 unsigned int *missed)
+{
 	int failures = 0;
 
 	for (size_t i = 0; i < upcd->nr_runs; i++) {
@@ -581,8 +556,10 @@ static int daemon_round(struct upcd *upcd)
 
 		if (i && upcc_pace_stop_now())
 			break;		/* a signal waits: the next scopes wait for the next round */
-		if (upcc_control_round(run, upcc_measure, upcd->page_size, &limits, &report))
+		if (upcc_control_round(run, upcc_measure, upcd->page_size, limits, &report))
 			failures++;
+		else if (round_missed_target(&report))
+			(*missed)++;
 		if (report.steps > 1)
 			upcc_log(LOG_INFO, "scope %s: round of %u steps reclaimed %llu pages (%s) in %.1f ms: %s",
 				 run->scope.name, report.steps,
@@ -594,21 +571,37 @@ static int daemon_round(struct upcd *upcd)
 	return failures;
 }
 
+static int daemon_round(struct upcd *upcd)
+{
+	struct upcc_round_limits limits = {
+		.budget_usec = round_budget_usec(upcd),
+		.on_step = log_round_step,
+		.context = upcd,
+	};
+	unsigned int missed = 0;
+
+	return control_round(upcd, &limits, &missed);
+}
+
+/* --once: one round with no time budget (the step bound still holds). */
 static int run_once(struct upcd *upcd)
 {
-	bool all_done = false, target_missed = false;
-	int failures = 0;
+	struct upcc_round_limits limits = {
+		.budget_usec = UINT64_MAX,
+		.max_steps = ONCE_MAX_STEPS,
+		.on_step = log_round_step,
+		.context = upcd,
+	};
+	unsigned int missed = 0;
+	int failures = control_round(upcd, &limits, &missed);
 
-	for (int round = 0; round < ONCE_MAX_ROUNDS && !all_done; round++) {
-		if (upcc_pace_stop_now()) {
-			upcc_log(LOG_NOTICE, "signal: stopping");
-			return 0;
-		}
-		failures += once_round(upcd, &all_done, &target_missed);
+	if (upcc_pace_stop_now()) {
+		upcc_log(LOG_NOTICE, "signal: stopping");
+		return UPCC_EXIT_OK;
 	}
 	if (failures)
-		return EXIT_RUNTIME;
-	return target_missed || !all_done ? EXIT_TARGET_MISSED : 0;
+		return UPCC_EXIT_FAILURE;
+	return missed ? UPCC_EXIT_TARGET_MISSED : UPCC_EXIT_OK;
 }
 
 static int arm_timer(int fd, uint64_t period_usec)
@@ -716,7 +709,7 @@ static int event_loop(struct upcd *upcd, int signal_fd)
 	    (watchdog_fd >= 0 && (add_fd(epoll_fd, watchdog_fd) ||
 				  arm_timer(watchdog_fd, watchdog_usec / 2)))) {
 		upcc_log(LOG_ERR, "cannot set up the event loop: %s", strerror(errno));
-		rc = EXIT_RUNTIME;
+		rc = UPCC_EXIT_FAILURE;
 		running = false;
 	}
 	if (running) {
@@ -735,7 +728,7 @@ static int event_loop(struct upcd *upcd, int signal_fd)
 			continue;
 		if (ready < 0) {
 			upcc_log(LOG_ERR, "epoll_wait: %s", strerror(errno));
-			rc = EXIT_RUNTIME;
+			rc = UPCC_EXIT_FAILURE;
 			break;
 		}
 		if (event.data.fd == signal_fd) {
@@ -799,13 +792,13 @@ int main(int argc, char **argv)
 		return rc;
 	upcc_log_init(upcd.options.verbose);
 	if (build_config(&upcd.options, &upcd.config))
-		return EXIT_USAGE;
+		return UPCC_EXIT_USAGE;
 	if (build_runs(&upcd, &upcd.runs)) {
 		upcd.nr_runs = upcd.config.nr_scopes;
 		upcc_log(LOG_ERR, "a scope has no usable backend: not starting");
 		free_runs(upcd.runs, upcd.nr_runs);
 		upcc_config_free(&upcd.config);
-		return EXIT_RUNTIME;
+		return UPCC_EXIT_FAILURE;
 	}
 	upcd.nr_runs = upcd.config.nr_scopes;
 	upcd.watchdog_usec = upcc_notify_watchdog_usec();
@@ -813,7 +806,7 @@ int main(int argc, char **argv)
 	upcc_pace_set(pace_check, &upcd);
 	if (signal_fd < 0) {
 		upcc_log(LOG_ERR, "signalfd: %s", strerror(errno));
-		rc = EXIT_RUNTIME;
+		rc = UPCC_EXIT_FAILURE;
 	} else {
 		rc = upcd.options.once ? run_once(&upcd) : event_loop(&upcd, signal_fd);
 		close(signal_fd);

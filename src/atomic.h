@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * atomic.h - the one way upcd writes a file (state, metrics): whole or not
+ * at all, and never through a name another user could have taken first.
+ */
+#ifndef UPCC_ATOMIC_H
+#define UPCC_ATOMIC_H
+
+#include <stddef.h>
+
+/*
+ * Write @data to @path so that a reader sees the old file or the whole new
+ * one, never a part: a temporary file in the same directory, fsync, rename.
+ */
+int upcc_atomic_write(const char *path, const char *data, size_t len);
+
+#endif /* UPCC_ATOMIC_H */

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * evict.c - per-file eviction; see evict.h.
+ */
+#include "evict.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "residency.h"
+#include "size.h"
+
+static int64_t now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec;
+}
+
+/*
+ * Drop windows growing from the end of the file until @limit pages are gone
+ * or the window covers the file: a big file need not lose all its cache to
+ * satisfy a small request.  Which end is colder is unknown; the tail is
+ * what a sequential reader reached last, so it is the likelier to be done.
+ */
+static int drop_tail_windows(int fd, const struct stat *st, uint64_t limit,
+			     struct upcc_residency *res)
+{
+	uint64_t page = upcc_page_size();
+	uint64_t size = (uint64_t)st->st_size, before = res->cached_pages;
+	uint64_t window = limit * page;
+	int err;
+
+	for (;;) {
+		off_t offset = window >= size ? 0 : (off_t)(size - window);
+
+		err = posix_fadvise(fd, offset, 0, POSIX_FADV_DONTNEED);
+		if (err)
+			return -err;
+		err = upcc_residency_fd(fd, st, res);
+		if (err || offset == 0 || before - res->cached_pages >= limit)
+			return err;
+		window *= 2;
+	}
+}
+
+int upcc_evict_fd_limit(int fd, const struct stat *st, const struct upcc_mapped_set *mapped,
+			uint64_t limit_pages, struct upcc_evict_result *result)
+{
+	struct upcc_residency res;
+	int err;
+
+	memset(result, 0, sizeof(*result));
+	err = upcc_residency_fd(fd, st, &res);
+	if (err)
+		return err;
+	result->before_pages = result->after_pages = res.cached_pages;
+	if (mapped && upcc_mapped_set_has(mapped, st->st_dev, st->st_ino)) {
+		result->skipped_mapped = true;
+		return 0;
+	}
+	/* DONTNEED on a dirty range starts writeback of it (mm/fadvise.c):
+	 * the control never does that, so dirty files are left whole.
+	 */
+	if (!upcc_residency_may_evict(&res, st, now_seconds())) {
+		result->skipped_dirty = true;
+		return 0;
+	}
+	if (!res.cached_pages)
+		return 0;
+	if (limit_pages && limit_pages < res.cached_pages) {
+		err = drop_tail_windows(fd, st, limit_pages, &res);
+	} else {
+		err = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+		err = err ? -err : upcc_residency_fd(fd, st, &res);
+	}
+	if (err)
+		return err;
+	result->after_pages = res.cached_pages;
+	return 0;
+}
+
+int upcc_evict_fd(int fd, const struct stat *st, const struct upcc_mapped_set *mapped,
+		  struct upcc_evict_result *result)
+{
+	return upcc_evict_fd_limit(fd, st, mapped, 0, result);
+}

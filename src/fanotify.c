@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fanotify.c - how the inventory learns the files opened since its last
+ * walk: a filesystem-wide fanotify mark reporting every close with a file
+ * handle (see inventory.h, struct upcc_inventory_fanotify).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* open_by_handle_at, struct file_handle */
+#endif
+#include "inventory.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/fanotify.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+static void fan_why(struct upcc_inventory *inv, const char *root, const char *what, int err)
+{
+	struct upcc_inventory_fanotify *fan = &inv->fan;
+
+	if (fan->why[0])
+		return;		/* the first reason is the one worth reading */
+	if (err)
+		snprintf(fan->why, sizeof(fan->why), "%.40s: %s: %s", root, what, strerror(err));
+	else
+		snprintf(fan->why, sizeof(fan->why), "%.40s: %s", root, what);
+}
+
+/* A root that is a whole filesystem's mount point (or /)? */
+static bool is_mount_point(int dir_fd, const struct stat *st)
+{
+	struct stat parent;
+
+	return fstatat(dir_fd, "..", &parent, 0) == 0 &&
+	       (parent.st_dev != st->st_dev || parent.st_ino == st->st_ino);
+}
+
+static const struct upcc_inventory_root *marked_root_of(const struct upcc_inventory *inv, dev_t dev)
+{
+	for (size_t i = 0; i < inv->nr_roots; i++)
+		if (inv->roots[i].marked && inv->roots[i].dev == dev)
+			return &inv->roots[i];
+	return NULL;
+}
+
+/* FID reports (5.1+) carry a handle, not an fd: no open of the file is made
+ * by the kernel on our behalf; the filesystem-wide mark (4.20+,
+ * CAP_SYS_ADMIN) covers files opened anywhere on it.
+ */
+static bool fanotify_group(struct upcc_inventory *inv, const char *root)
+{
+	if (inv->fan.fd >= 0)
+		return true;
+	inv->fan.fd = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_FID | FAN_NONBLOCK | FAN_CLOEXEC,
+				    O_RDONLY | O_LARGEFILE);
+	if (inv->fan.fd < 0) {
+		fan_why(inv, root, "fanotify_init", errno);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Mark @r's filesystem (once per filesystem).  A filesystem-wide mark
+ * reports every close on it; for a path scope tree that is only part of
+ * one, opening each reported file just to learn it is elsewhere costs more
+ * than the walk saves (measured: 10 s per refresh on a busy host), so such
+ * a tree is only walked.  The system scope's roots are mount points, but a
+ * fixture's may not be; a bind mount of a marked filesystem needs no mark
+ * of its own.
+ */
+void upcc_fanotify_mark_root(struct upcc_inventory *inv, struct upcc_inventory_root *r)
+{
+	struct statfs sfs;
+	struct stat st;
+
+	r->mount_fd = open(r->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (r->mount_fd < 0 || fstat(r->mount_fd, &st) < 0 || fstatfs(r->mount_fd, &sfs) < 0 ||
+	    upcc_fs_is_pseudo((int64_t)sfs.f_type) || st.st_dev != r->dev) {
+		fan_why(inv, r->path, "not a directory on a real filesystem", 0);
+		goto fail;
+	}
+	memcpy(r->fsid, &sfs.f_fsid, sizeof(r->fsid));
+	if (marked_root_of(inv, r->dev)) {
+		r->marked = true;	/* a bind mount of a filesystem marked already */
+		return;
+	}
+	if (!is_mount_point(r->mount_fd, &st)) {
+		fan_why(inv, r->path, "root is not a mount point", 0);
+		goto fail;
+	}
+	if (!fanotify_group(inv, r->path))
+		goto fail;
+	if (fanotify_mark(inv->fan.fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_CLOSE, r->mount_fd,
+			  NULL) < 0) {
+		fan_why(inv, r->path, "fanotify_mark", errno);
+		goto fail;
+	}
+	r->marked = true;
+	return;
+fail:
+	if (r->mount_fd >= 0)
+		close(r->mount_fd);
+	r->mount_fd = -1;
+}
+
+void upcc_fanotify_start(struct upcc_inventory *inv)
+{
+	bool any = false;
+
+	inv->fan.need_walk = true;
+	if (getenv("UPCC_NO_FANOTIFY")) {
+		snprintf(inv->fan.why, sizeof(inv->fan.why), "disabled by UPCC_NO_FANOTIFY");
+		return;
+	}
+	for (size_t i = 0; i < inv->nr_roots; i++) {
+		upcc_fanotify_mark_root(inv, &inv->roots[i]);
+		any |= inv->roots[i].marked;
+	}
+	if (!any && inv->fan.fd >= 0) {
+		close(inv->fan.fd);
+		inv->fan.fd = -1;
+	}
+	if (!inv->nr_roots)
+		snprintf(inv->fan.why, sizeof(inv->fan.why), "no filesystem to mark");
+}
+
+/* Is @path inside @root? */
+static bool in_tree(const char *root, const char *path)
+{
+	size_t len = strlen(root);
+
+	if (len == 1 && root[0] == '/')
+		return path[0] == '/';
+	return strncmp(path, root, len) == 0 && (path[len] == '/' || path[len] == '\0');
+}
+
+/* Is the file at @path (on @dev) inside a marked root? */
+static bool in_marked_tree(const struct upcc_inventory *inv, dev_t dev, const char *path)
+{
+	for (size_t i = 0; i < inv->nr_roots; i++)
+		if (inv->roots[i].marked && inv->roots[i].dev == dev &&
+		    in_tree(inv->roots[i].path, path))
+			return true;
+	return false;
+}
+
+/* The marked root an event's filesystem id names (its handle opens there). */
+static const struct upcc_inventory_root *root_of_fsid(const struct upcc_inventory *inv,
+						      const char *fsid)
+{
+	for (size_t i = 0; i < inv->nr_roots; i++)
+		if (inv->roots[i].marked && inv->roots[i].mount_fd >= 0 &&
+		    memcmp(inv->roots[i].fsid, fsid, sizeof(inv->roots[i].fsid)) == 0)
+			return &inv->roots[i];
+	return NULL;
+}
+
+/* One FID record: open the inode O_PATH by handle, prove it is a regular
+ * file in our tree, then measure it.
+ */
+static void learn_handle(struct upcc_inventory *inv, const char *fsid, const char *raw,
+			 size_t raw_len)
+{
+	const struct upcc_inventory_root *root = root_of_fsid(inv, fsid);
+	union {
+		struct file_handle fh;
+		char bytes[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+	} handle;
+	char proc_path[64], path[PATH_MAX];
+	struct stat st;
+	ssize_t len;
+	int path_fd, fd;
+
+	if (!root || raw_len > sizeof(handle))
+		return;
+	memcpy(handle.bytes, raw, raw_len);
+	path_fd = open_by_handle_at(root->mount_fd, &handle.fh, O_PATH | O_CLOEXEC);
+	if (path_fd < 0)
+		return;		/* deleted since, or not ours to open */
+	fd = upcc_open_regular_path_fd(path_fd, &st);
+	close(path_fd);
+	if (fd < 0)
+		return;		/* a directory, FIFO, device...: never opened */
+	snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", fd);
+	len = readlink(proc_path, path, sizeof(path) - 1);
+	if (len > 0) {
+		path[len] = '\0';
+		if (in_marked_tree(inv, st.st_dev, path) &&
+		    upcc_inventory_learn(inv, fd, &st, path) == 0)
+			inv->fan.learned++;
+	}
+	close(fd);
+}
+
+/* A file read by many opens sends many events: one lookup per file and
+ * drain is enough.  A small direct-mapped cache of handle hashes, cleared
+ * per drain; a collision only costs a missed duplicate or one skipped
+ * event (the rewalk catches it).
+ */
+static bool seen_recently(struct upcc_inventory_fanotify *fan, const char *handle, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)handle[i]) * 0x100000001b3ull;
+	h |= 1;		/* 0 marks an empty slot */
+	if (fan->seen[h % UPCC_FANOTIFY_SEEN_SLOTS] == h)
+		return true;
+	fan->seen[h % UPCC_FANOTIFY_SEEN_SLOTS] = h;
+	return false;
+}
+
+/*
+ * Records with a file handle are not 8-byte multiples, so events after the
+ * first are misaligned for struct fanotify_event_metadata (its mask is an
+ * aligned u64): copy headers out with memcpy instead of casting.
+ */
+static void read_event(struct upcc_inventory *inv, const char *event, size_t event_len,
+		       size_t metadata_len, uint64_t mask)
+{
+	const char *info = event + metadata_len;
+	const char *end = event + event_len;
+
+	inv->fan.events++;
+	if (mask & FAN_Q_OVERFLOW) {
+		inv->fan.overflows++;
+		inv->fan.need_walk = true;
+		return;
+	}
+	while (info + sizeof(struct fanotify_event_info_header) <= end) {
+		struct fanotify_event_info_header hdr;
+		size_t handle_off = offsetof(struct fanotify_event_info_fid, handle);
+		struct file_handle fh;
+
+		memcpy(&hdr, info, sizeof(hdr));
+		if (hdr.len == 0 || info + hdr.len > end)
+			return;
+		if (hdr.info_type == FAN_EVENT_INFO_TYPE_FID &&
+		    hdr.len >= handle_off + sizeof(fh)) {
+			memcpy(&fh, info + handle_off, sizeof(fh));
+			if (fh.handle_bytes <= MAX_HANDLE_SZ &&
+			    handle_off + sizeof(fh) + fh.handle_bytes <= hdr.len &&
+			    !seen_recently(&inv->fan, info + handle_off, sizeof(fh) + fh.handle_bytes))
+				learn_handle(inv, info + offsetof(struct fanotify_event_info_fid, fsid),
+					     info + handle_off, sizeof(fh) + fh.handle_bytes);
+		}
+		info += hdr.len;
+	}
+}
+
+/*
+ * Read the queued events (the fd is non-blocking).  Our own opens and
+ * closes are events too: they are ignored, or measuring a file would queue
+ * another event for it forever.  A busy filesystem can outpace us: at most
+ * a table's worth of events per refresh; the rest wait for the next one.
+ */
+void upcc_fanotify_drain(struct upcc_inventory *inv)
+{
+	uint64_t budget = 2 * (uint64_t)inv->capacity;
+	pid_t self = getpid();
+	ssize_t len;
+
+	char *buf = inv->fan.buffer;
+
+	if (!buf)
+		buf = inv->fan.buffer = malloc(UPCC_FANOTIFY_BUFFER);
+	if (!buf)
+		return;
+	memset(inv->fan.seen, 0, sizeof(inv->fan.seen));
+	while (budget > 0 && (len = read(inv->fan.fd, buf, UPCC_FANOTIFY_BUFFER)) > 0) {
+		size_t off = 0;
+
+		while (off + sizeof(struct fanotify_event_metadata) <= (size_t)len) {
+			struct fanotify_event_metadata meta;
+
+			memcpy(&meta, buf + off, sizeof(meta));
+			if (meta.event_len < sizeof(meta) || off + meta.event_len > (size_t)len ||
+			    meta.vers != FANOTIFY_METADATA_VERSION)
+				break;
+			if (meta.pid != self) {
+				read_event(inv, buf + off, meta.event_len, meta.metadata_len,
+					   meta.mask);
+				if (budget)
+					budget--;
+			}
+			off += meta.event_len;
+		}
+	}
+}
