@@ -10,6 +10,8 @@
 #   make asan static     the variants
 
 USR_CFLAGS := -std=c11 -Wall -Wextra -Werror -O2 -g -D_GNU_SOURCE
+# json-c reads the state file; its -dev ships libjson-c.a for the static build.
+USR_LIBS := -ljson-c
 USR_ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 USR_MAINS := src/upcd.c src/upcc.c
 # Wildcard, not a list: the acting half's modules join the library as they land.
@@ -31,10 +33,10 @@ $(1)/libupcc.a: $$(patsubst src/%.c,$(1)/obj/%.o,$$(USR_LIB_SRCS))
 	$$(AR) rcs $$@ $$^
 
 $(1)/upcd: $(1)/obj/upcd.o $(1)/libupcc.a
-	$$(CC) $$(USR_CFLAGS) $(2) $(3) -o $$@ $$^
+	$$(CC) $$(USR_CFLAGS) $(2) $(3) -o $$@ $$^ $$(USR_LIBS)
 
 $(1)/upcc: $(1)/obj/upcc.o $(1)/libupcc.a
-	$$(CC) $$(USR_CFLAGS) $(2) $(3) -o $$@ $$^
+	$$(CC) $$(USR_CFLAGS) $(2) $(3) -o $$@ $$^ $$(USR_LIBS)
 
 -include $$(wildcard $(1)/obj/*.d)
 endef
@@ -51,7 +53,7 @@ $(1)/unit/%.o: tests/unit/%.c
 	$$(CC) $$(USR_CFLAGS) $(2) -Isrc -DUPCC_FIXTURES='"$$(USR_FIXTURES)"' -MMD -MP -c -o $$@ $$<
 
 $(1)/unit/test_%: $(1)/unit/test_%.o $$(patsubst tests/unit/%.c,$(1)/unit/%.o,$$(USR_UNIT_SUPPORT)) $(1)/libupcc.a
-	$$(CC) $$(USR_CFLAGS) $(2) -o $$@ $$^ -lcmocka
+	$$(CC) $$(USR_CFLAGS) $(2) -o $$@ $$^ -lcmocka $$(USR_LIBS)
 
 -include $$(wildcard $(1)/unit/*.d)
 endef

@@ -57,3 +57,22 @@ int upcc_atomic_write(const char *path, const char *data, size_t len)
 		unlink(temp);
 	return err;
 }
+
+int upcc_atomic_write_formatted(const char *path, int (*format)(FILE *out, void *ctx),
+				void *ctx)
+{
+	char *data = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&data, &len);
+	int err;
+
+	if (!out)
+		return -errno;
+	err = format(out, ctx);
+	if (fclose(out) && !err)
+		err = -EIO;
+	if (!err)
+		err = upcc_atomic_write(path, data, len);
+	free(data);
+	return err;
+}

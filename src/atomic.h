@@ -7,11 +7,18 @@
 #define UPCC_ATOMIC_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /*
  * Write @data to @path so that a reader sees the old file or the whole new
  * one, never a part: a temporary file in the same directory, fsync, rename.
  */
 int upcc_atomic_write(const char *path, const char *data, size_t len);
+
+/* Write what @format prints to its stream (0 or -errno) to @path, as above:
+ * the state and metrics writers' shared half.
+ */
+int upcc_atomic_write_formatted(const char *path, int (*format)(FILE *out, void *ctx),
+				void *ctx);
 
 #endif /* UPCC_ATOMIC_H */

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE	/* getline, makedev */
 #endif
 #include "mapped.h"
+#include "pace.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -154,6 +155,10 @@ int upcc_mapped_set_load(struct upcc_mapped_set *set)
 	while (!err && (entry = readdir(dir)) != NULL) {
 		if (!is_pid_name(entry->d_name))
 			continue;
+		if (upcc_pace_stop()) {
+			err = -EINTR;	/* a signal waits */
+			break;
+		}
 		snprintf(path, sizeof(path), "%s/%s/maps", dir_path, entry->d_name);
 		err = load_maps_file(set, path);
 	}

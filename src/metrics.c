@@ -84,7 +84,8 @@ static void sample_line(FILE *out, const struct metric *metric, const struct upc
 	else if (metric->in_pages && value > UINT64_MAX / page_size)
 		fprintf(out, "} %.17g\n", (double)value * (double)page_size);
 	else
-		fprintf(out, "} %" PRIu64 "\n", metric->in_pages ? value * page_size : value);
+		fprintf(out, "} %" PRIu64 "\n",
+			metric->in_pages ? upcc_mul_saturating(value, page_size) : value);
 }
 
 static void backend_info(FILE *out, const struct upcc_scope_run *runs, size_t nr_runs)
@@ -116,21 +117,23 @@ int upcc_metrics_format(FILE *out, const struct upcc_scope_run *runs, size_t nr_
 	return ferror(out) ? -EIO : 0;
 }
 
+struct metrics_format {
+	const struct upcc_scope_run *runs;
+	size_t nr_runs;
+	uint64_t page_size;
+};
+
+static int format_metrics(FILE *out, void *ctx)
+{
+	const struct metrics_format *f = ctx;
+
+	return upcc_metrics_format(out, f->runs, f->nr_runs, f->page_size);
+}
+
 int upcc_metrics_write(const char *path, const struct upcc_scope_run *runs, size_t nr_runs,
 		       uint64_t page_size)
 {
-	char *data = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&data, &len);
-	int err;
+	struct metrics_format f = { runs, nr_runs, page_size };
 
-	if (!out)
-		return -errno;
-	err = upcc_metrics_format(out, runs, nr_runs, page_size);
-	if (fclose(out) && !err)
-		err = -EIO;
-	if (!err)
-		err = upcc_atomic_write(path, data, len);
-	free(data);
-	return err;
+	return upcc_atomic_write_formatted(path, format_metrics, &f);
 }

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * state.c - the daemon's state file; see state.h.
+ * state.c - the daemon's state file; schema in state.h, docs/upcd.md.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
+#include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -16,176 +15,280 @@
 #include "state.h"
 #include "stats.h"
 
-static void format_scope(FILE *out, const struct upcc_scope_run *run)
+void upcc_state_scope_from_run(const struct upcc_scope_run *run, struct upcc_state_scope *out)
 {
 	const struct upcc_scope *scope = &run->scope;
-	const char *backend = run->backend_ready && run->backend.ops ?
-			      run->backend.ops->name : "none";
-	const char *why = run->backend_ready ? run->backend.why : run->backend_error;
 
-	fputs("{\"name\":", out);
-	upcc_json_string(out, scope->name);
-	fprintf(out, ",\"kind\":\"%s\",\"node\":%d,\"path\":", upcc_scope_kind_name(scope->kind),
-		scope->node_id);
-	upcc_json_string(out, scope->path);
-	fputs(",\"backend\":", out);
-	upcc_json_string(out, backend);
-	fprintf(out, ",\"backend_ready\":%s,\"backend_why\":", run->backend_ready ? "true" : "false");
-	upcc_json_string(out, why);
-	fprintf(out, ",\"reclaiming\":%s,\"target_pages\":%" PRIu64 ",\"trigger_pages\":%" PRIu64
-		",\"unmapped_pages\":%" PRIu64 ",\"reclaimed_pages_total\":%" PRIu64
-		",\"actions_total\":%" PRIu64 ",\"action_errors_total\":%" PRIu64
-		",\"action_usec_total\":%" PRIu64 ",\"refused_steps_total\":%" PRIu64 "}",
-		scope->phase == UPCC_PHASE_RECLAIMING ? "true" : "false",
-		scope->policy.target_pages, scope->policy.trigger_pages,
-		scope->last.unmapped_pages, scope->reclaimed_pages_total, scope->actions_total,
-		scope->action_errors_total, scope->action_usec_total, scope->refused_steps_total);
+	memset(out, 0, sizeof(*out));
+	snprintf(out->name, sizeof(out->name), "%s", scope->name);
+	snprintf(out->kind, sizeof(out->kind), "%s", upcc_scope_kind_name(scope->kind));
+	out->node_id = scope->node_id;
+	snprintf(out->path, sizeof(out->path), "%s", scope->path);
+	out->has_backend = true;
+	snprintf(out->backend, sizeof(out->backend), "%s",
+		 run->backend_ready && run->backend.ops ? run->backend.ops->name : "none");
+	snprintf(out->backend_why, sizeof(out->backend_why), "%s",
+		 run->backend_ready ? run->backend.why : run->backend_error);
+	out->backend_ready = run->backend_ready;
+	out->reclaiming = scope->phase == UPCC_PHASE_RECLAIMING;
+	out->memory_pages = scope->last.total_pages;
+	out->file_lru_pages = scope->last.file_lru_pages;
+	out->mapped_pages = scope->last.mapped_pages;
+	out->unmapped_pages = scope->last.unmapped_pages;
+	out->dirty_pages = scope->last.dirty_pages;
+	out->writeback_pages = scope->last.writeback_pages;
+	out->target_pages = scope->policy.target_pages;
+	out->effective_target_pages = scope->policy.target_pages;
+	snprintf(out->effective_target_reason, sizeof(out->effective_target_reason), "target");
+	out->trigger_pages = scope->policy.trigger_pages;
+	out->reclaimed_pages_total = scope->reclaimed_pages_total;
+	out->actions_total = scope->actions_total;
+	out->action_errors_total = scope->action_errors_total;
+	out->action_usec_total = scope->action_usec_total;
+	out->refused_steps_total = scope->refused_steps_total;
 }
 
-int upcc_state_format(FILE *out, const struct upcc_scope_run *runs, size_t nr_runs,
-		      uint64_t page_size, bool dry_run)
+/* "NAME_pages":N,"NAME_bytes":N */
+static void pages_pair(FILE *out, const char *name, uint64_t pages, uint64_t page_size)
 {
-	fprintf(out, "{\"version\":1,\"pid\":%ld,\"updated\":%lld,\"page_size\":%" PRIu64
-		",\"dry_run\":%s,\"scopes\":[\n", (long)getpid(), (long long)time(NULL),
-		page_size, dry_run ? "true" : "false");
-	for (size_t i = 0; i < nr_runs; i++) {
-		format_scope(out, &runs[i]);
-		fputs(i + 1 < nr_runs ? ",\n" : "\n", out);
+	fprintf(out, ",\"%s_pages\":%" PRIu64 ",\"%s_bytes\":%" PRIu64, name, pages, name,
+		upcc_mul_saturating(pages, page_size));
+}
+
+void upcc_state_scope_json(FILE *out, const struct upcc_state_scope *s, uint64_t page_size)
+{
+	fputs("{\"name\":", out);
+	upcc_json_string(out, s->name);
+	fputs(",\"kind\":", out);
+	upcc_json_string(out, s->kind);
+	fprintf(out, ",\"node\":%d,\"path\":", s->node_id);
+	upcc_json_string(out, s->path);
+	if (s->has_backend) {
+		fputs(",\"backend\":", out);
+		upcc_json_string(out, s->backend);
+		fprintf(out, ",\"backend_ready\":%s,\"backend_why\":",
+			s->backend_ready ? "true" : "false");
+		upcc_json_string(out, s->backend_why);
+		fprintf(out, ",\"reclaiming\":%s", s->reclaiming ? "true" : "false");
+	} else {
+		fputs(",\"backend\":null", out);
+	}
+	if (s->error[0]) {
+		fputs(",\"error\":", out);
+		upcc_json_string(out, s->error);
+	} else {
+		pages_pair(out, "memory", s->memory_pages, page_size);
+		pages_pair(out, "file_lru", s->file_lru_pages, page_size);
+		pages_pair(out, "mapped", s->mapped_pages, page_size);
+		pages_pair(out, "unmapped", s->unmapped_pages, page_size);
+		pages_pair(out, "dirty", s->dirty_pages, page_size);
+		pages_pair(out, "writeback", s->writeback_pages, page_size);
+		pages_pair(out, "target", s->target_pages, page_size);
+		pages_pair(out, "effective_target", s->effective_target_pages, page_size);
+		fputs(",\"effective_target_reason\":", out);
+		upcc_json_string(out, s->effective_target_reason);
+		pages_pair(out, "trigger", s->trigger_pages, page_size);
+	}
+	if (s->has_backend)
+		fprintf(out, ",\"reclaimed_pages_total\":%" PRIu64 ",\"reclaimed_bytes_total\":%" PRIu64
+			",\"actions_total\":%" PRIu64 ",\"action_errors_total\":%" PRIu64
+			",\"action_usec_total\":%" PRIu64 ",\"refused_steps_total\":%" PRIu64,
+			s->reclaimed_pages_total,
+			upcc_mul_saturating(s->reclaimed_pages_total, page_size), s->actions_total,
+			s->action_errors_total, s->action_usec_total, s->refused_steps_total);
+	fputc('}', out);
+}
+
+unsigned long long upcc_state_start_time(void)
+{
+	unsigned long long start = 0;
+	char *text, *paren;
+
+	if (upcc_read_text("/proc/self/stat", &text))
+		return 0;
+	/* Field 22; the command (field 2) may hold spaces and ')'. */
+	paren = strrchr(text, ')');
+	if (paren && sscanf(paren + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u"
+			    " %*d %*d %*d %*d %*d %*d %llu", &start) != 1)
+		start = 0;
+	free(text);
+	return start;
+}
+
+struct state_format {
+	const struct upcc_scope_run *runs;
+	size_t nr_runs;
+	uint64_t page_size;
+	bool dry_run;
+};
+
+static int format_state(FILE *out, void *ctx)
+{
+	const struct state_format *f = ctx;
+
+	fprintf(out, "{\"version\":%d,\"page_size\":%" PRIu64 ",\"daemon\":{\"pid\":%ld"
+		",\"start_time\":%llu,\"updated\":%lld,\"dry_run\":%s},\"scopes\":[\n",
+		UPCC_STATE_VERSION, f->page_size, (long)getpid(), upcc_state_start_time(),
+		(long long)time(NULL), f->dry_run ? "true" : "false");
+	for (size_t i = 0; i < f->nr_runs; i++) {
+		struct upcc_state_scope scope;
+
+		upcc_state_scope_from_run(&f->runs[i], &scope);
+		upcc_state_scope_json(out, &scope, f->page_size);
+		fputs(i + 1 < f->nr_runs ? ",\n" : "\n", out);
 	}
 	fputs("]}\n", out);
 	return ferror(out) ? -EIO : 0;
 }
 
+int upcc_state_format(FILE *out, const struct upcc_scope_run *runs, size_t nr_runs,
+		      uint64_t page_size, bool dry_run)
+{
+	struct state_format f = { runs, nr_runs, page_size, dry_run };
+
+	return format_state(out, &f);
+}
+
 int upcc_state_write(const char *path, const struct upcc_scope_run *runs, size_t nr_runs,
 		     uint64_t page_size, bool dry_run)
 {
-	char *data = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&data, &len);
-	int err;
+	struct state_format f = { runs, nr_runs, page_size, dry_run };
 
-	if (!out)
-		return -errno;
-	err = upcc_state_format(out, runs, nr_runs, page_size, dry_run);
-	if (fclose(out) && !err)
-		err = -EIO;
-	if (!err)
-		err = upcc_atomic_write(path, data, len);
-	free(data);
-	return err;
+	return upcc_atomic_write_formatted(path, format_state, &f);
 }
 
-/* The text after "KEY": on @line, or NULL. */
-static const char *json_field(const char *line, const char *key)
-{
-	char pattern[64];
-	const char *found;
+/* ---- reading: json-c ---------------------------------------------------- */
 
-	snprintf(pattern, sizeof(pattern), "\"%s\":", key);
-	found = strstr(line, pattern);
-	return found ? found + strlen(pattern) : NULL;
+static json_object *field(json_object *object, const char *key, json_type type)
+{
+	json_object *value;
+
+	if (!json_object_object_get_ex(object, key, &value) || !json_object_is_type(value, type))
+		return NULL;
+	return value;
 }
 
-static uint64_t json_u64(const char *line, const char *key)
+static void get_text(json_object *object, const char *key, char *buffer, size_t size)
 {
-	const char *value = json_field(line, key);
+	json_object *value = field(object, key, json_type_string);
 
-	return value ? strtoull(value, NULL, 10) : 0;
+	snprintf(buffer, size, "%s", value ? json_object_get_string(value) : "");
 }
 
-static bool json_bool(const char *line, const char *key)
+/* A count: a non-negative integer, else 0. */
+static uint64_t get_u64(json_object *object, const char *key)
 {
-	const char *value = json_field(line, key);
+	json_object *value = field(object, key, json_type_int);
 
-	return value && strncmp(value, "true", 4) == 0;
+	if (!value)
+		return 0;
+	if (json_object_get_int64(value) < 0)
+		return 0;
+	return json_object_get_uint64(value);
 }
 
-/* Undo upcc_json_string() into @buffer (truncating); "" if absent. */
-static void json_text(const char *line, const char *key, char *buffer, size_t size)
+static bool get_bool(json_object *object, const char *key)
 {
-	const char *value = json_field(line, key);
-	size_t used = 0;
+	json_object *value = field(object, key, json_type_boolean);
 
-	buffer[0] = '\0';
-	if (!value || *value != '"')
-		return;
-	for (value++; *value && *value != '"' && used + 1 < size; value++) {
-		if (*value == '\\' && value[1] == 'u' && strlen(value) >= 6) {
-			buffer[used++] = (char)strtol((char[]){ value[4], value[5], 0 }, NULL, 16);
-			value += 5;
-			continue;
-		}
-		if (*value == '\\' && value[1])
-			value++;
-		buffer[used++] = *value;
+	return value && json_object_get_boolean(value);
+}
+
+static int parse_scope(json_object *object, struct upcc_state_scope *s)
+{
+	json_object *node;
+
+	memset(s, 0, sizeof(*s));
+	if (!json_object_is_type(object, json_type_object) || !field(object, "name", json_type_string))
+		return -EINVAL;
+	get_text(object, "name", s->name, sizeof(s->name));
+	get_text(object, "kind", s->kind, sizeof(s->kind));
+	get_text(object, "path", s->path, sizeof(s->path));
+	node = field(object, "node", json_type_int);
+	s->node_id = node ? json_object_get_int(node) : -1;
+	s->has_backend = field(object, "backend", json_type_string) != NULL;
+	get_text(object, "backend", s->backend, sizeof(s->backend));
+	get_text(object, "backend_why", s->backend_why, sizeof(s->backend_why));
+	s->backend_ready = get_bool(object, "backend_ready");
+	s->reclaiming = get_bool(object, "reclaiming");
+	s->memory_pages = get_u64(object, "memory_pages");
+	s->file_lru_pages = get_u64(object, "file_lru_pages");
+	s->mapped_pages = get_u64(object, "mapped_pages");
+	s->unmapped_pages = get_u64(object, "unmapped_pages");
+	s->dirty_pages = get_u64(object, "dirty_pages");
+	s->writeback_pages = get_u64(object, "writeback_pages");
+	s->target_pages = get_u64(object, "target_pages");
+	s->effective_target_pages = get_u64(object, "effective_target_pages");
+	get_text(object, "effective_target_reason", s->effective_target_reason,
+		 sizeof(s->effective_target_reason));
+	s->trigger_pages = get_u64(object, "trigger_pages");
+	s->reclaimed_pages_total = get_u64(object, "reclaimed_pages_total");
+	s->actions_total = get_u64(object, "actions_total");
+	s->action_errors_total = get_u64(object, "action_errors_total");
+	s->action_usec_total = get_u64(object, "action_usec_total");
+	s->refused_steps_total = get_u64(object, "refused_steps_total");
+	return 0;
+}
+
+static int parse_root(json_object *root, struct upcc_state_header *header,
+		      struct upcc_state_scope *scopes, size_t max, size_t *nr_scopes)
+{
+	json_object *version = field(root, "version", json_type_int);
+	json_object *daemon = field(root, "daemon", json_type_object);
+	json_object *list = field(root, "scopes", json_type_array);
+	size_t count;
+
+	if (!version || json_object_get_int(version) != UPCC_STATE_VERSION || !daemon || !list ||
+	    !field(daemon, "pid", json_type_int) || !field(daemon, "updated", json_type_int))
+		return -EINVAL;
+	header->version = UPCC_STATE_VERSION;
+	header->pid = (long)json_object_get_int64(field(daemon, "pid", json_type_int));
+	header->start_time = get_u64(daemon, "start_time");
+	header->updated = (long long)json_object_get_int64(field(daemon, "updated", json_type_int));
+	header->dry_run = get_bool(daemon, "dry_run");
+	header->page_size = get_u64(root, "page_size");
+	count = json_object_array_length(list);
+	for (size_t i = 0; i < count && *nr_scopes < max; i++) {
+		if (parse_scope(json_object_array_get_idx(list, i), &scopes[*nr_scopes]))
+			return -EINVAL;
+		(*nr_scopes)++;
 	}
-	buffer[used] = '\0';
+	return 0;
 }
 
-static void parse_scope_line(const char *line, struct upcc_state_scope *scope)
+int upcc_state_parse(const char *text, struct upcc_state_header *header,
+		     struct upcc_state_scope *scopes, size_t max, size_t *nr_scopes)
 {
-	memset(scope, 0, sizeof(*scope));
-	json_text(line, "name", scope->name, sizeof(scope->name));
-	json_text(line, "kind", scope->kind, sizeof(scope->kind));
-	json_text(line, "path", scope->path, sizeof(scope->path));
-	scope->node_id = (int)strtol(json_field(line, "node") ? json_field(line, "node") : "-1",
-				     NULL, 10);
-	json_text(line, "backend", scope->backend, sizeof(scope->backend));
-	json_text(line, "backend_why", scope->backend_why, sizeof(scope->backend_why));
-	scope->backend_ready = json_bool(line, "backend_ready");
-	scope->reclaiming = json_bool(line, "reclaiming");
-	scope->target_pages = json_u64(line, "target_pages");
-	scope->trigger_pages = json_u64(line, "trigger_pages");
-	scope->reclaimed_pages_total = json_u64(line, "reclaimed_pages_total");
-	scope->actions_total = json_u64(line, "actions_total");
-	scope->action_errors_total = json_u64(line, "action_errors_total");
-	scope->action_usec_total = json_u64(line, "action_usec_total");
-	scope->refused_steps_total = json_u64(line, "refused_steps_total");
-}
+	struct json_tokener *tokener = json_tokener_new();
+	json_object *root;
+	int err = -EINVAL;
 
-/*
- * A state file is whole when its header has the daemon's pid and time and
- * the text ends where the writer ends it: a header alone, or a file cut
- * short, is not a state to show ("pid 0, updated 1796323883s ago").
- */
-static bool state_text_whole(const char *text)
-{
-	const char *eol = strchr(text, '\n');
-	size_t len = strlen(text);
-
-	while (len && (text[len - 1] == '\n' || text[len - 1] == ' '))
-		len--;
-	if (!eol || len < 2 || memcmp(text + len - 2, "]}", 2) != 0)
-		return false;
-	return strstr(text, "\"pid\":") && strstr(text, "\"updated\":") &&
-	       strstr(text, "\"scopes\":[") && strstr(text, "\"pid\":") < eol &&
-	       strstr(text, "\"updated\":") < eol;
+	*nr_scopes = 0;
+	memset(header, 0, sizeof(*header));
+	if (!tokener)
+		return -ENOMEM;
+	root = json_tokener_parse_ex(tokener, text, (int)strlen(text));
+	/* A cut file is an incomplete parse, not a smaller state. */
+	if (root && json_tokener_get_error(tokener) == json_tokener_success &&
+	    json_object_is_type(root, json_type_object))
+		err = parse_root(root, header, scopes, max, nr_scopes);
+	if (err)
+		*nr_scopes = 0;
+	json_object_put(root);
+	json_tokener_free(tokener);
+	return err;
 }
 
 int upcc_state_read(const char *path, struct upcc_state_header *header,
 		    struct upcc_state_scope *scopes, size_t max, size_t *nr_scopes)
 {
-	char *text, *line, *save = NULL;
+	char *text;
 	int err = upcc_read_text(path, &text);
 
+	*nr_scopes = 0;
 	if (err)
 		return err;
-	*nr_scopes = 0;
-	if (strncmp(text, "{\"version\":1,", 13) != 0 || !state_text_whole(text)) {
-		free(text);
-		return -EINVAL;
-	}
-	memset(header, 0, sizeof(*header));
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (strncmp(line, "{\"version\":", 11) == 0) {
-			header->pid = (long)json_u64(line, "pid");
-			header->updated = (long long)json_u64(line, "updated");
-			header->page_size = json_u64(line, "page_size");
-			header->dry_run = json_bool(line, "dry_run");
-		} else if (strncmp(line, "{\"name\":", 8) == 0 && *nr_scopes < max) {
-			parse_scope_line(line, &scopes[(*nr_scopes)++]);
-		}
-	}
+	err = upcc_state_parse(text, header, scopes, max, nr_scopes);
 	free(text);
-	return 0;
+	return err;
 }

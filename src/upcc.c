@@ -210,62 +210,60 @@ static void print_table(const struct status_row *rows, size_t nr_rows,
 			       shown[i].why);
 }
 
-/* Pages in bytes; a count too big for that saturates instead of wrapping. */
-static uint64_t bytes(uint64_t pages, uint64_t page_size)
+/*
+ * A row as the state file's scope record (state.h): the daemon's fields
+ * where it has the scope, the live sample and policy measured now; so
+ * status --json has the state file's keys.
+ */
+static void row_record(const struct status_row *row, struct upcc_state_scope *out)
 {
-	return upcc_mul_saturating(pages, page_size);
-}
-
-static void print_json_row(const struct status_row *row, uint64_t page_size)
-{
-	fputs("{\"name\":", stdout);
-	upcc_json_string(stdout, row->scope.name);
-	if (row->sample_error) {
-		fputs(",\"error\":", stdout);
-		upcc_json_string(stdout, strerror(-row->sample_error));
-	} else {
-		printf(",\"memory_bytes\":%" PRIu64 ",\"file_lru_bytes\":%" PRIu64
-		       ",\"mapped_bytes\":%" PRIu64 ",\"unmapped_bytes\":%" PRIu64
-		       ",\"dirty_bytes\":%" PRIu64 ",\"writeback_bytes\":%" PRIu64
-		       ",\"target_bytes\":%" PRIu64 ",\"trigger_bytes\":%" PRIu64,
-		       bytes(row->sample.total_pages, page_size),
-		       bytes(row->sample.file_lru_pages, page_size),
-		       bytes(row->sample.mapped_pages, page_size),
-		       bytes(row->sample.unmapped_pages, page_size),
-		       bytes(row->sample.dirty_pages, page_size),
-		       bytes(row->sample.writeback_pages, page_size),
-		       bytes(row->policy.target_pages, page_size),
-		       bytes(row->policy.trigger_pages, page_size));
-	}
 	if (row->daemon) {
-		fputs(",\"backend\":", stdout);
-		upcc_json_string(stdout, row->daemon->backend);
-		fputs(",\"backend_why\":", stdout);
-		upcc_json_string(stdout, row->daemon->backend_why);
-		printf(",\"reclaiming\":%s,\"reclaimed_bytes\":%" PRIu64 ",\"actions\":%" PRIu64
-		       ",\"action_errors\":%" PRIu64 ",\"refused_steps\":%" PRIu64 "}",
-		       row->daemon->reclaiming ? "true" : "false",
-		       bytes(row->daemon->reclaimed_pages_total, page_size), row->daemon->actions_total,
-		       row->daemon->action_errors_total, row->daemon->refused_steps_total);
+		*out = *row->daemon;
 	} else {
-		fputs(",\"backend\":null}", stdout);
+		memset(out, 0, sizeof(*out));
+		snprintf(out->name, sizeof(out->name), "%s", row->scope.name);
+		snprintf(out->kind, sizeof(out->kind), "%s", upcc_scope_kind_name(row->scope.kind));
+		out->node_id = row->scope.node_id;
+		snprintf(out->path, sizeof(out->path), "%s", row->scope.path);
+	}
+	out->error[0] = '\0';
+	if (row->sample_error) {
+		snprintf(out->error, sizeof(out->error), "%s", strerror(-row->sample_error));
+		return;
+	}
+	out->memory_pages = row->sample.total_pages;
+	out->file_lru_pages = row->sample.file_lru_pages;
+	out->mapped_pages = row->sample.mapped_pages;
+	out->unmapped_pages = row->sample.unmapped_pages;
+	out->dirty_pages = row->sample.dirty_pages;
+	out->writeback_pages = row->sample.writeback_pages;
+	out->target_pages = row->policy.target_pages;
+	out->trigger_pages = row->policy.trigger_pages;
+	if (!row->daemon || !row->daemon->effective_target_pages) {
+		out->effective_target_pages = row->policy.target_pages;
+		snprintf(out->effective_target_reason, sizeof(out->effective_target_reason), "target");
 	}
 }
 
+/* The state file's shape: version, page size, daemon (or null), scopes. */
 static void print_json(const struct status_row *rows, size_t nr_rows,
 		       const struct upcc_state_header *header, bool have_state, uint64_t page_size)
 {
-	printf("{\"page_size\":%" PRIu64 ",\"daemon\":", page_size);
+	static struct upcc_state_scope record;
+
+	printf("{\"version\":%d,\"page_size\":%" PRIu64 ",\"daemon\":", UPCC_STATE_VERSION,
+	       page_size);
 	if (have_state)
-		printf("{\"pid\":%ld,\"updated\":%lld,\"dry_run\":%s}", header->pid,
-		       header->updated, header->dry_run ? "true" : "false");
+		printf("{\"pid\":%ld,\"start_time\":%llu,\"updated\":%lld,\"dry_run\":%s}",
+		       header->pid, header->start_time, header->updated,
+		       header->dry_run ? "true" : "false");
 	else
 		fputs("null", stdout);
-	fputs(",\"scopes\":[", stdout);
+	fputs(",\"scopes\":[\n", stdout);
 	for (size_t i = 0; i < nr_rows; i++) {
-		if (i)
-			fputc(',', stdout);
-		print_json_row(&rows[i], page_size);
+		row_record(&rows[i], &record);
+		upcc_state_scope_json(stdout, &record, page_size);
+		fputs(i + 1 < nr_rows ? ",\n" : "\n", stdout);
 	}
 	fputs("]}\n", stdout);
 }

@@ -182,5 +182,21 @@ check "dry run on a deep tree exits 0" exit_code_is 0 "$upcd" --once --dry-run \
 	--scope "path:$deep"
 check "upcd logs the directories it left out" grep -q 'left out 1 directories deeper than 64' "$tmp/err"
 
+# The state file and upcc status --json share one schema: version 2, the
+# same top-level keys and every state scope key in status's scope.
+same_keys() { "$upcc" status --json --state "$1" | python3 -c '
+import json, sys
+state = json.load(open(sys.argv[1])); status = json.load(sys.stdin)
+assert state["version"] == status["version"] == 2, "version"
+assert set(state) == set(status), (set(state) ^ set(status))
+assert set(state["daemon"]) == set(status["daemon"]), "daemon keys"
+missing = set(state["scopes"][0]) - set(status["scopes"][0])
+assert not missing, missing
+for k, v in state["scopes"][0].items():
+    if k.endswith("_pages") and not k.endswith("_total"):
+        assert k[:-6] + "_bytes" in state["scopes"][0], k
+' "$1"; }
+check "state file and status --json have the same keys" same_keys "$tmp/links.json"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

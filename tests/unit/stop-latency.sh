@@ -71,7 +71,8 @@ echo "SIGTERM to exit: ${stop_ms} ms (exit $rc)"
 check "upcd exits within 1 s of SIGTERM mid-round (${stop_ms} ms)" test "$stop_ms" -le 1000
 check "SIGTERM mid-round exits 0" test "$rc" -eq 0
 
-# 2. Watchdog pings while the first round walks, counted from the start:
+# 2. Watchdog pings while rounds walk the tree (one every second, each a
+# step of a walk of FILES files), counted from READY=1 as systemd counts:
 # WatchdogSec 200 ms.
 recache
 cat >"$tmp/listen.py" <<'PY'
@@ -94,9 +95,8 @@ python3 "$tmp/listen.py" "$tmp/notify.sock" "$tmp/notify.log" &
 listener_pid=$!
 for _ in $(seq 50); do [ -S "$tmp/notify.sock" ] && break; sleep 0.1; done
 watchdog_usec=200000
-echo "$(date +%s.%N) START" >"$tmp/start.log"
 NOTIFY_SOCKET=$tmp/notify.sock WATCHDOG_USEC=$watchdog_usec "$upcd" --backend=fadvise \
-	--scope "path:$tmp/tree" --target 0 --interval 1h --state "$tmp/state.json" \
+	--scope "path:$tmp/tree" --target 0 --interval 1s --state "$tmp/state.json" \
 	2>"$tmp/watchdog.err" &
 daemon_pid=$!
 sleep 4
@@ -105,17 +105,18 @@ wait "$daemon_pid"
 daemon_pid=
 wait "$listener_pid"
 listener_pid=
-max_gap_ms=$(cat "$tmp/start.log" "$tmp/notify.log" | awk '$2 == "START" || $2 == "WATCHDOG=1" {
+max_gap_ms=$(awk '$2 == "READY=1" || (seen && $2 == "WATCHDOG=1") { seen = 1
 	if (last) { g = ($1 - last) * 1000; if (g > max) max = g } last = $1 }
-	END { printf "%d\n", max }')
+	END { printf "%d\n", max }' "$tmp/notify.log")
 pings=$(grep -c 'WATCHDOG=1' "$tmp/notify.log")
 steps=$(grep -c 'reclaimed' "$tmp/watchdog.err")
 echo "watchdog: $pings pings, largest gap ${max_gap_ms} ms (WatchdogSec/2 = $((watchdog_usec / 2000)) ms), $steps steps logged"
 check "READY=1 before the first round ends" grep -q 'READY=1' "$tmp/notify.log"
 check "at least 16 pings in 4 s" test "$pings" -ge 16
-# WatchdogSec/2 plus 100 ms of scheduling slack on two shared cores.
-check "largest gap between pings <= WatchdogSec/2 + 100 ms (${max_gap_ms} ms)" \
-	test "$max_gap_ms" -le $((watchdog_usec / 2000 + 100))
+# WatchdogSec/2 plus 150 ms of slack (scheduling on two shared cores, the
+# state file's fsync after a round).
+check "largest gap between pings <= WatchdogSec/2 + 150 ms (${max_gap_ms} ms)" \
+	test "$max_gap_ms" -le $((watchdog_usec / 2000 + 150))
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

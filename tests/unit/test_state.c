@@ -154,6 +154,34 @@ static void test_truncated_files(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/* The reader is a JSON parser (json-c): any layout of a version-2 state
+ * is read, any other version or a daemon without pid/time is refused.
+ */
+static void test_parse_layouts(void **state)
+{
+	struct upcc_state_scope scopes[2];
+	struct upcc_state_header header;
+	size_t count;
+
+	(void)state;
+	assert_int_equal(upcc_state_parse("{ \"scopes\": [ { \"kind\": \"path\",\n"
+					  "  \"name\": \"p\\u00e9\", \"unmapped_pages\": 7 } ],\n"
+					  " \"daemon\": {\"updated\": 5, \"pid\": 9},"
+					  " \"version\": 2 }", &header, scopes, 2, &count), 0);
+	assert_int_equal(count, 1);
+	assert_int_equal(header.pid, 9);
+	assert_string_equal(scopes[0].name, "p\xc3\xa9");
+	assert_true(scopes[0].unmapped_pages == 7);
+	assert_int_equal(upcc_state_parse("{\"version\":1,\"daemon\":{\"pid\":1,\"updated\":1},"
+					  "\"scopes\":[]}", &header, scopes, 2, &count), -EINVAL);
+	assert_int_equal(upcc_state_parse("{\"version\":2,\"daemon\":{\"pid\":1},"
+					  "\"scopes\":[]}", &header, scopes, 2, &count), -EINVAL);
+	assert_int_equal(upcc_state_parse("{\"version\":2,\"daemon\":{\"pid\":1,\"updated\":1},"
+					  "\"scopes\":[7]}", &header, scopes, 2, &count), -EINVAL);
+	assert_int_equal(count, 0);
+	assert_int_equal(upcc_state_parse("", &header, scopes, 2, &count), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -161,6 +189,7 @@ int main(void)
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_atomic_write_taken_names),
 		cmocka_unit_test(test_truncated_files),
+		cmocka_unit_test(test_parse_layouts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
