@@ -7,6 +7,7 @@
 #define _GNU_SOURCE	/* O_NOATIME, O_PATH, getline, makedev */
 #endif
 #include "backend.h"
+#include "clock.h"
 #include "text.h"
 
 #include <errno.h>
@@ -209,4 +210,20 @@ bool upcc_kernel_at_least(unsigned int major, unsigned int minor)
 	if (sscanf(release, "%u.%u", &have_major, &have_minor) != 2)
 		return false;
 	return have_major > major || (have_major == major && have_minor >= minor);
+}
+
+bool upcc_reclaim_begin(const struct upcc_backend *backend, uint64_t nr_pages,
+			struct upcc_action_result *result, uint64_t *start_usec)
+{
+	memset(result, 0, sizeof(*result));
+	result->requested_pages = nr_pages;
+	*start_usec = upcc_monotonic_usec();
+	return nr_pages && !backend->dry_run;
+}
+
+int upcc_reclaim_end(struct upcc_action_result *result, uint64_t start_usec, int err)
+{
+	result->elapsed_usec = upcc_monotonic_usec() - start_usec;
+	result->error = err;
+	return err;
 }

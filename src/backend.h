@@ -91,6 +91,17 @@ struct upcc_backend {
 const struct upcc_backend_ops *upcc_backend_find(const char *name);
 
 /*
+ * The opening and the close every ops->reclaim shares: the result zeroed
+ * with the request in it and the clock started; false when there is
+ * nothing to do (no pages, or a dry run: control.c never calls reclaim in
+ * one, a direct caller such as a test may).  _end times it and records
+ * @err, which it returns.
+ */
+bool upcc_reclaim_begin(const struct upcc_backend *backend, uint64_t nr_pages,
+			struct upcc_action_result *result, uint64_t *start_usec);
+int upcc_reclaim_end(struct upcc_action_result *result, uint64_t start_usec, int err);
+
+/*
  * Pick the backend for @scope: @name, or for "auto" the best that probes as
  * usable, in the order the benchmark (bench/) measured as best.  Fills
  * backend->why.  0 or a negative errno.  Only probes: the caller then calls

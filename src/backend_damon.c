@@ -312,22 +312,17 @@ static int damon_reclaim(struct upcc_backend *backend, struct upcc_scope *scope,
 	int err;
 
 	(void)scope;
-	memset(result, 0, sizeof(*result));
-	result->requested_pages = nr_pages;
-	if (backend->dry_run || !nr_pages)
+	if (!upcc_reclaim_begin(backend, nr_pages, result, &start_usec))
 		return 0;
 	if (!priv)
 		return -EINVAL;	/* init was not called */
-	start_usec = upcc_monotonic_usec();
 	/* Someone may have started DAMON since we probed: still never take over. */
 	err = damon_free(priv->admin);
 	if (!err)
 		err = run_once(priv, nr_pages * page, &applied);
 	result->reclaimed_pages = applied / page;
 	result->scanned_items = 1;
-	result->elapsed_usec = upcc_monotonic_usec() - start_usec;
-	result->error = err;
-	return err;
+	return upcc_reclaim_end(result, start_usec, err);
 }
 
 static void damon_fini(struct upcc_backend *backend)

@@ -71,23 +71,18 @@ static int dropcache_reclaim(struct upcc_backend *backend, struct upcc_scope *sc
 	int err;
 
 	(void)scope;
-	memset(result, 0, sizeof(*result));
-	result->requested_pages = nr_pages;
-	if (backend->dry_run || !nr_pages || !backend->allow_dropcache)
+	if (!upcc_reclaim_begin(backend, nr_pages, result, &start_usec) || !backend->allow_dropcache)
 		return backend->allow_dropcache ? 0 : -EPERM;
 	err = upcc_backend_path(path, sizeof(path), DROP_CACHES);
 	if (err)
 		return err;
-	start_usec = upcc_monotonic_usec();
 	before = unmapped_pages();
 	err = upcc_backend_write(path, "1");
 	after = unmapped_pages();
 	if (before >= 0 && after >= 0 && before > after)
 		result->reclaimed_pages = (uint64_t)(before - after);
 	result->scanned_items = 1;
-	result->elapsed_usec = upcc_monotonic_usec() - start_usec;
-	result->error = err;
-	return err;
+	return upcc_reclaim_end(result, start_usec, err);
 }
 
 static void dropcache_fini(struct upcc_backend *backend)

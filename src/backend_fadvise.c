@@ -235,11 +235,12 @@ static int fadvise_reclaim(struct upcc_backend *backend, struct upcc_scope *scop
 	int err = 0;
 
 	(void)scope;
-	memset(result, 0, sizeof(*result));
-	result->requested_pages = nr_pages;
+	/* A dry run still orders the files: how many it would look at is
+	 * its report (evict_in_order).
+	 */
+	(void)upcc_reclaim_begin(backend, nr_pages, result, &start_usec);
 	if (!inv)
 		return -EINVAL;	/* init was not called */
-	start_usec = upcc_monotonic_usec();
 	if (!state->refreshed_by_sample)
 		err = upcc_inventory_refresh(inv);
 	state->refreshed_by_sample = false;
@@ -256,9 +257,7 @@ static int fadvise_reclaim(struct upcc_backend *backend, struct upcc_scope *scop
 			free(order);
 		}
 	}
-	result->elapsed_usec = upcc_monotonic_usec() - start_usec;
-	result->error = err;
-	return err;
+	return upcc_reclaim_end(result, start_usec, err);
 }
 
 static void fadvise_fini(struct upcc_backend *backend)

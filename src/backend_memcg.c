@@ -226,13 +226,10 @@ static int memcg_reclaim(struct upcc_backend *backend, struct upcc_scope *scope,
 	int err = 0;
 
 	(void)scope;
-	memset(result, 0, sizeof(*result));
-	result->requested_pages = nr_pages;
-	if (backend->dry_run || !nr_pages)
+	if (!upcc_reclaim_begin(backend, nr_pages, result, &start_usec))
 		return 0;
 	if (!priv)
 		return -EINVAL;	/* init was not called */
-	start_usec = upcc_monotonic_usec();
 	if (refuse_if_dirty(priv, page, result))
 		return 0;
 	before = file_bytes(priv);
@@ -243,9 +240,7 @@ static int memcg_reclaim(struct upcc_backend *backend, struct upcc_scope *scope,
 	if (before >= 0 && after >= 0 && before > after)
 		result->reclaimed_pages = (uint64_t)(before - after) / page;
 	result->scanned_items = 1;
-	result->elapsed_usec = upcc_monotonic_usec() - start_usec;
-	result->error = err;
-	return err;
+	return upcc_reclaim_end(result, start_usec, err);
 }
 
 static void memcg_fini(struct upcc_backend *backend)

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <json-c/json.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -14,6 +15,24 @@
 #include "json.h"
 #include "state.h"
 #include "stats.h"
+
+void upcc_state_scope_measured(struct upcc_state_scope *out, const struct upcc_sample *sample,
+			       const struct upcc_policy *policy)
+{
+	out->memory_pages = sample->total_pages;
+	out->file_lru_pages = sample->file_lru_pages;
+	out->mapped_pages = sample->mapped_pages;
+	out->unmapped_pages = sample->unmapped_pages;
+	out->dirty_pages = sample->dirty_pages;
+	out->writeback_pages = sample->writeback_pages;
+	out->target_pages = policy->target_pages;
+	out->trigger_pages = policy->trigger_pages;
+	if (!out->effective_target_pages) {
+		out->effective_target_pages = policy->target_pages;
+		snprintf(out->effective_target_reason, sizeof(out->effective_target_reason),
+			 "target");
+	}
+}
 
 void upcc_state_scope_from_run(const struct upcc_scope_run *run, struct upcc_state_scope *out)
 {
@@ -31,16 +50,7 @@ void upcc_state_scope_from_run(const struct upcc_scope_run *run, struct upcc_sta
 		 run->backend_ready ? run->backend.why : run->backend_error);
 	out->backend_ready = run->backend_ready;
 	out->reclaiming = scope->phase == UPCC_PHASE_RECLAIMING;
-	out->memory_pages = scope->last.total_pages;
-	out->file_lru_pages = scope->last.file_lru_pages;
-	out->mapped_pages = scope->last.mapped_pages;
-	out->unmapped_pages = scope->last.unmapped_pages;
-	out->dirty_pages = scope->last.dirty_pages;
-	out->writeback_pages = scope->last.writeback_pages;
-	out->target_pages = scope->policy.target_pages;
-	out->effective_target_pages = scope->policy.target_pages;
-	snprintf(out->effective_target_reason, sizeof(out->effective_target_reason), "target");
-	out->trigger_pages = scope->policy.trigger_pages;
+	upcc_state_scope_measured(out, &scope->last, &scope->policy);
 	out->reclaimed_pages_total = scope->reclaimed_pages_total;
 	out->actions_total = scope->actions_total;
 	out->action_errors_total = scope->action_errors_total;
@@ -194,6 +204,21 @@ static bool get_bool(json_object *object, const char *key)
 	return value && json_object_get_boolean(value);
 }
 
+/* The scope record's counts, by key. */
+static const struct {
+	const char *key;
+	size_t offset;
+} u64_fields[] = {
+#define U64_FIELD(name)	{ #name, offsetof(struct upcc_state_scope, name) }
+	U64_FIELD(memory_pages), U64_FIELD(file_lru_pages), U64_FIELD(mapped_pages),
+	U64_FIELD(unmapped_pages), U64_FIELD(dirty_pages), U64_FIELD(writeback_pages),
+	U64_FIELD(target_pages), U64_FIELD(effective_target_pages), U64_FIELD(trigger_pages),
+	U64_FIELD(reclaimed_pages_total), U64_FIELD(actions_total),
+	U64_FIELD(action_errors_total), U64_FIELD(action_usec_total),
+	U64_FIELD(refused_steps_total),
+#undef U64_FIELD
+};
+
 static int parse_scope(json_object *object, struct upcc_state_scope *s)
 {
 	json_object *node;
@@ -211,22 +236,10 @@ static int parse_scope(json_object *object, struct upcc_state_scope *s)
 	get_text(object, "backend_why", s->backend_why, sizeof(s->backend_why));
 	s->backend_ready = get_bool(object, "backend_ready");
 	s->reclaiming = get_bool(object, "reclaiming");
-	s->memory_pages = get_u64(object, "memory_pages");
-	s->file_lru_pages = get_u64(object, "file_lru_pages");
-	s->mapped_pages = get_u64(object, "mapped_pages");
-	s->unmapped_pages = get_u64(object, "unmapped_pages");
-	s->dirty_pages = get_u64(object, "dirty_pages");
-	s->writeback_pages = get_u64(object, "writeback_pages");
-	s->target_pages = get_u64(object, "target_pages");
-	s->effective_target_pages = get_u64(object, "effective_target_pages");
+	for (size_t i = 0; i < sizeof(u64_fields) / sizeof(u64_fields[0]); i++)
+		*(uint64_t *)((char *)s + u64_fields[i].offset) = get_u64(object, u64_fields[i].key);
 	get_text(object, "effective_target_reason", s->effective_target_reason,
 		 sizeof(s->effective_target_reason));
-	s->trigger_pages = get_u64(object, "trigger_pages");
-	s->reclaimed_pages_total = get_u64(object, "reclaimed_pages_total");
-	s->actions_total = get_u64(object, "actions_total");
-	s->action_errors_total = get_u64(object, "action_errors_total");
-	s->action_usec_total = get_u64(object, "action_usec_total");
-	s->refused_steps_total = get_u64(object, "refused_steps_total");
 	return 0;
 }
 

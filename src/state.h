@@ -71,6 +71,12 @@ struct upcc_state_header {
 	uint64_t page_size;
 };
 
+/* Fill the record's sample and policy fields (the effective target, if
+ * not set, is the target).
+ */
+void upcc_state_scope_measured(struct upcc_state_scope *out, const struct upcc_sample *sample,
+			       const struct upcc_policy *policy);
+
 /* @run's scope as a state record. */
 void upcc_state_scope_from_run(const struct upcc_scope_run *run, struct upcc_state_scope *out);
 

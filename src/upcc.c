@@ -231,18 +231,9 @@ static void row_record(const struct status_row *row, struct upcc_state_scope *ou
 		snprintf(out->error, sizeof(out->error), "%s", strerror(-row->sample_error));
 		return;
 	}
-	out->memory_pages = row->sample.total_pages;
-	out->file_lru_pages = row->sample.file_lru_pages;
-	out->mapped_pages = row->sample.mapped_pages;
-	out->unmapped_pages = row->sample.unmapped_pages;
-	out->dirty_pages = row->sample.dirty_pages;
-	out->writeback_pages = row->sample.writeback_pages;
-	out->target_pages = row->policy.target_pages;
-	out->trigger_pages = row->policy.trigger_pages;
-	if (!row->daemon || !row->daemon->effective_target_pages) {
-		out->effective_target_pages = row->policy.target_pages;
-		snprintf(out->effective_target_reason, sizeof(out->effective_target_reason), "target");
-	}
+	if (!row->daemon)
+		out->effective_target_pages = 0;	/* the target, set below */
+	upcc_state_scope_measured(out, &row->sample, &row->policy);
 }
 
 /* The state file's shape: version, page size, daemon (or null), scopes. */
