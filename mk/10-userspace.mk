@@ -104,3 +104,31 @@ run: $(BUILD)/upcd $(BUILD)/upcc
 # mid-walk.  make unit runs the same script on 10000 files.
 check-stop-200k: $(BUILD)/upcd
 	tests/unit/stop-latency.sh $(BUILD)/upcd 200000
+
+# Fuzz targets (tests/fuzz/): libFuzzer through Debian's clang, with
+# ASan/UBSan, over the config, value, state and /proc parsers.  make check
+# replays each committed corpus and runs FUZZ_RUNS executions from it.
+FUZZ_CC ?= clang
+FUZZ_RUNS ?= 50000
+FUZZ_CFLAGS := -std=c11 -Wall -Wextra -Werror -O1 -g -D_GNU_SOURCE -Isrc \
+	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
+FUZZ_NAMES := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BINS := $(addprefix $(BUILD)/fuzz/,$(FUZZ_NAMES))
+
+$(BUILD)/fuzz/obj/%.o: src/%.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/fuzz/libupcc.a: $(patsubst src/%.c,$(BUILD)/fuzz/obj/%.o,$(USR_LIB_SRCS))
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(BUILD)/fuzz/libupcc.a
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(BUILD)/fuzz/libupcc.a $(USR_LIBS)
+
+-include $(wildcard $(BUILD)/fuzz/obj/*.d)
+
+.PHONY: fuzz
+CHECK_SUITES += fuzz
+fuzz: $(FUZZ_BINS)
+	tests/fuzz/run.sh $(FUZZ_RUNS) $(FUZZ_BINS)

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 packages=(
 	build-essential bc bison flex libelf-dev libssl-dev python3 python3-ply python3-git rsync cpio kmod
 	ccache e2fsprogs util-linux busybox-static
-	libcmocka-dev libjson-c-dev valgrind pkg-config
+	libcmocka-dev libjson-c-dev valgrind pkg-config clang libclang-rt-14-dev
 	systemd
 	qemu-system-x86 qemu-utils
 	gnuplot-nox

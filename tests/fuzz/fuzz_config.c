@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: GPL-2.0
+/* fuzz_config.c - the config file parser, then the policy it resolves to. */
+#include "fuzz.h"
+
+#include "config.h"
+#include "control.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct upcc_config config;
+	char error[512], *text = fuzz_text(data, size);
+
+	if (!text)
+		return 0;
+	upcc_config_init(&config);
+	if (upcc_config_parse(text, "fuzz.conf", &config, error, sizeof(error)) == 0) {
+		for (size_t i = 0; i < config.nr_scopes; i++) {
+			struct upcc_scope *scope = &config.scopes[i].scope;
+			struct upcc_sample sample = { .total_pages = 6170892, .unmapped_pages = 758160 };
+
+			scope->policy = upcc_policy_resolve(&scope->config, &sample, 4096);
+			(void)upcc_decide(&scope->policy, &scope->phase, sample.unmapped_pages);
+			(void)upcc_step_cap(&scope->config, 1000, sample.total_pages, 4096);
+		}
+	} else if (!memchr(error, '\0', sizeof(error))) {
+		abort();	/* an error message is always terminated */
+	}
+	upcc_config_free(&config);
+	free(text);
+	return 0;
+}
