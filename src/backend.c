@@ -7,6 +7,7 @@
 #define _GNU_SOURCE	/* O_NOATIME, O_PATH, getline, makedev */
 #endif
 #include "backend.h"
+#include "hooks.h"
 #include "clock.h"
 #include "text.h"
 
@@ -134,9 +135,7 @@ int upcc_backend_select(struct upcc_backend *backend, const char *name,
 
 const char *upcc_backend_root(void)
 {
-	const char *root = getenv("UPCC_SYSFS_ROOT");
-
-	return root ? root : "";
+	return upcc_hooks.sysfs_root ? upcc_hooks.sysfs_root : "";
 }
 
 int upcc_backend_path(char *buf, size_t len, const char *path)
@@ -148,7 +147,7 @@ int upcc_backend_path(char *buf, size_t len, const char *path)
 
 static void log_write(const char *path, const char *value)
 {
-	const char *log_path = getenv("UPCC_BACKEND_LOG");
+	const char *log_path = upcc_hooks.backend_log;
 	FILE *log;
 
 	if (!log_path)
@@ -198,7 +197,7 @@ int upcc_backend_read_line(const char *path, char *buf, size_t len)
 
 bool upcc_kernel_at_least(unsigned int major, unsigned int minor)
 {
-	const char *release = getenv("UPCC_KERNEL_RELEASE");
+	const char *release = upcc_hooks.kernel_release;
 	struct utsname uts;
 	unsigned int have_major = 0, have_minor = 0;
 

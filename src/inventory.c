@@ -8,6 +8,7 @@
 #define _GNU_SOURCE	/* O_NOATIME, O_PATH, getline, makedev */
 #endif
 #include "inventory.h"
+#include "hooks.h"
 #include "size.h"
 #include "clock.h"
 #include "pace.h"
@@ -612,7 +613,7 @@ static int sample_one(void *ctx, int fd, const struct stat *st, const char *path
 
 static uint64_t mem_total_pages(void)
 {
-	const char *root = getenv("UPCC_PROC_ROOT");
+	const char *root = upcc_hooks.proc_root;
 	char path[PATH_MAX];
 	struct upcc_meminfo info;
 

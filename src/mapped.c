@@ -6,6 +6,7 @@
 #define _GNU_SOURCE	/* getline, makedev */
 #endif
 #include "mapped.h"
+#include "hooks.h"
 #include "pace.h"
 
 #include <ctype.h>
@@ -140,7 +141,7 @@ static bool is_pid_name(const char *name)
 
 int upcc_mapped_set_load(struct upcc_mapped_set *set)
 {
-	const char *root = getenv("UPCC_PROC_ROOT");
+	const char *root = upcc_hooks.proc_root;
 	char dir_path[PATH_MAX], path[PATH_MAX + 300];
 	struct dirent *entry;
 	DIR *dir;

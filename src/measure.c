@@ -10,20 +10,15 @@
 
 /* Path scopes are measured by the inventory module (cachestat/mincore). */
 #include "inventory.h"
+#include "hooks.h"
 #include "measure.h"
 #include "stats.h"
 
 
-static char measure_root[PATH_MAX];
-
-void upcc_measure_set_root(const char *root)
-{
-	snprintf(measure_root, sizeof(measure_root), "%s", root ? root : "");
-}
 
 static int rooted_path(char *buffer, size_t size, const char *path)
 {
-	int len = snprintf(buffer, size, "%s%s", measure_root, path);
+	int len = snprintf(buffer, size, "%s%s", upcc_hooks.measure_root ? upcc_hooks.measure_root : "", path);
 
 	return len < 0 || (size_t)len >= size ? -ENAMETOOLONG : 0;
 }

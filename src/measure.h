@@ -10,13 +10,10 @@
 
 #include "scope.h"
 
-/*
- * Prefix for /proc and /sys paths ("" by default).  Tests point it at a
- * fixture tree (tests/unit/fixtures/root) so that every scope kind can be
- * measured from real files without touching the host's accounting.
+/* /proc and /sys paths are read under upcc_hooks.measure_root (hooks.h):
+ * tests point it at a fixture tree (tests/unit/fixtures/root) so that every
+ * scope kind is measured from real files, not the host's accounting.
  */
-void upcc_measure_set_root(const char *root);
-
 
 /* Fill @sample for @scope (any kind).  0 or a negative errno. */
 int upcc_measure(struct upcc_scope *scope, struct upcc_sample *sample);

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE	/* O_NOATIME, O_PATH, getline, makedev */
 #endif
 #include "residency.h"
+#include "hooks.h"
 #include "size.h"
 #include "cachestat.h"
 
@@ -45,7 +46,7 @@ static enum upcc_residency_method probe_method(void)
 enum upcc_residency_method upcc_residency_method(void)
 {
 	static int kernel_method = -1;
-	const char *forced = getenv("UPCC_RESIDENCY");
+	const char *forced = upcc_hooks.residency;
 
 	/* The environment is read every time so one test process can try both. */
 	if (forced && strcmp(forced, "mincore") == 0)
@@ -155,7 +156,7 @@ static long read_centisecs(const char *path, long fallback)
 
 int64_t upcc_residency_quiet_seconds(void)
 {
-	const char *root = getenv("UPCC_PROC_ROOT");	/* tests only */
+	const char *root = upcc_hooks.proc_root;	/* tests only */
 	char path[512];
 	long expire, writeback;
 

@@ -2,7 +2,7 @@
 /*
  * test_backend.c - backend registry and auto choice; the global backends'
  * write sequences against a fake sysfs/cgroupfs/procfs in a temp dir
- * (UPCC_SYSFS_ROOT), never the host's; fadvise on real files.
+ * (upcc_hooks.sysfs_root), never the host's; fadvise on real files.
  */
 #include "ua_helpers.h"
 
@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "backend.h"
+#include "hooks.h"
 #include "inventory.h"
 #include "residency.h"
 
@@ -85,22 +86,22 @@ static int setup(void **state)
 	if (!ua_mkdtemp(root, sizeof(root)))
 		return -1;
 	snprintf(log_path, sizeof(log_path), "%s/writes.log", root);
-	setenv("UPCC_SYSFS_ROOT", root, 1);
+	upcc_hooks.sysfs_root = root;
 	/* A filesystem-wide fanotify mark on the host's build/ filesystem would
 	 * watch every other job's files: fanotify learning is tested on the
 	 * integration suite's own loop filesystem instead.
 	 */
 	setenv("UPCC_NO_FANOTIFY", "1", 1);
-	setenv("UPCC_BACKEND_LOG", log_path, 1);
+	upcc_hooks.backend_log = log_path;
 	return 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	unsetenv("UPCC_SYSFS_ROOT");
-	unsetenv("UPCC_BACKEND_LOG");
-	unsetenv("UPCC_KERNEL_RELEASE");
+	upcc_hooks.sysfs_root = NULL;
+	upcc_hooks.backend_log = NULL;
+	upcc_hooks.kernel_release = NULL;
 	ua_rm_rf(root);
 	return 0;
 }
@@ -281,7 +282,7 @@ static void test_auto_never_memcg(void **state)
 	(void)state;
 	fake("/sys/fs/cgroup/work/memory.reclaim", "");
 	fake_damon_tree("0\n");
-	setenv("UPCC_KERNEL_RELEASE", "6.12.118", 1);
+	upcc_hooks.kernel_release = "6.12.118";
 	assert_int_equal(upcc_backend_select(&backend, "auto", &scope), -ENOTSUP);
 	assert_null(backend.ops);
 	assert_non_null(strstr(backend.why, "memcg (may unmap)"));
@@ -302,7 +303,7 @@ static void test_auto_order(void **state)
 	fake("/sys/fs/cgroup/memory.reclaim", "");
 	fake("/sys/fs/cgroup/work/memory.reclaim", "");
 	fake_damon_tree("0\n");
-	setenv("UPCC_KERNEL_RELEASE", "6.15.2", 1);
+	upcc_hooks.kernel_release = "6.15.2";
 	assert_int_equal(upcc_backend_select(&backend, "auto", &scope), 0);
 	assert_ptr_equal(backend.ops, &upcc_backend_fadvise);
 	assert_int_equal(strncmp(backend.why, "auto: fadvise: ", 15), 0);
@@ -347,7 +348,7 @@ static void test_damon_sequence(void **state)
 
 	(void)state;
 	fake_damon_tree("0\n");
-	setenv("UPCC_KERNEL_RELEASE", "6.15.2", 1);
+	upcc_hooks.kernel_release = "6.15.2";
 	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), 0);
 	assert_ptr_equal(backend.ops, &upcc_backend_damon);
 	assert_int_equal(backend.ops->init(&backend, &scope), 0);
@@ -384,7 +385,7 @@ static void test_damon_cgroup_filter(void **state)
 
 	(void)state;
 	fake_damon_tree("0\n");
-	setenv("UPCC_KERNEL_RELEASE", "6.16.0", 1);
+	upcc_hooks.kernel_release = "6.16.0";
 	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), 0);
 	assert_int_equal(backend.ops->init(&backend, &scope), 0);
 	assert_int_equal(backend.ops->reclaim(&backend, &scope, 100, &result), 0);
@@ -405,7 +406,7 @@ static void test_damon_never_takes_over(void **state)
 	struct upcc_action_result result;
 
 	(void)state;
-	setenv("UPCC_KERNEL_RELEASE", "6.15.0", 1);
+	upcc_hooks.kernel_release = "6.15.0";
 	fake_damon_tree("1\n");
 	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), -EBUSY);
 	assert_non_null(strstr(backend.why, "in use"));
@@ -420,20 +421,20 @@ static void test_damon_never_takes_over(void **state)
 	backend.ops->fini(&backend);
 	/* Old kernel: no filter keeps mapped pages out. */
 	fake_damon_tree("0\n");
-	setenv("UPCC_KERNEL_RELEASE", "6.12.118", 1);
+	upcc_hooks.kernel_release = "6.12.118";
 	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), -ENOTSUP);
 }
 
 static void test_kernel_at_least(void **state)
 {
 	(void)state;
-	setenv("UPCC_KERNEL_RELEASE", "6.12.118-1", 1);
+	upcc_hooks.kernel_release = "6.12.118-1";
 	assert_true(upcc_kernel_at_least(6, 12));
 	assert_true(upcc_kernel_at_least(5, 19));
 	assert_false(upcc_kernel_at_least(6, 13));
-	setenv("UPCC_KERNEL_RELEASE", "garbage", 1);
+	upcc_hooks.kernel_release = "garbage";
 	assert_false(upcc_kernel_at_least(1, 0));
-	unsetenv("UPCC_KERNEL_RELEASE");
+	upcc_hooks.kernel_release = NULL;
 	assert_true(upcc_kernel_at_least(3, 0));
 }
 

@@ -13,6 +13,8 @@
 #include <sys/sysmacros.h>
 #include <cmocka.h>
 
+#include "hooks.h"
+
 #include "inventory.h"
 #include "pace.h"
 
@@ -21,13 +23,13 @@ static char tree[PATH_MAX];
 static int setup(void **state)
 {
 	(void)state;
-	unsetenv("UPCC_RESIDENCY");
+	upcc_hooks.residency = NULL;
 	/* A filesystem-wide fanotify mark on the host's build/ filesystem would
 	 * watch every other job's files: fanotify learning is tested on the
 	 * integration suite's own loop filesystem instead.
 	 */
 	setenv("UPCC_NO_FANOTIFY", "1", 1);
-	unsetenv("UPCC_PROC_ROOT");
+	upcc_hooks.proc_root = NULL;
 	return ua_mkdtemp(tree, sizeof(tree)) ? 0 : -1;
 }
 
@@ -74,9 +76,9 @@ static void test_mapped_set_fake_proc(void **state)
 	snprintf(dir, sizeof(dir), "%s/fp/proc/self-not-a-pid", tree);
 	assert_int_equal(ua_mkdir_p(dir), 0);
 	snprintf(dir, sizeof(dir), "%s/fp", tree);
-	setenv("UPCC_PROC_ROOT", dir, 1);
+	upcc_hooks.proc_root = dir;
 	assert_int_equal(upcc_mapped_set_load(&set), 0);
-	unsetenv("UPCC_PROC_ROOT");
+	upcc_hooks.proc_root = NULL;
 	assert_int_equal(set.count, 2);
 	upcc_mapped_set_free(&set);
 }

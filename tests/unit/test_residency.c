@@ -13,6 +13,8 @@
 #include <time.h>
 #include <cmocka.h>
 
+#include "hooks.h"
+
 #include "residency.h"
 
 static char tmpdir[PATH_MAX];
@@ -20,8 +22,8 @@ static char tmpdir[PATH_MAX];
 static int setup(void **state)
 {
 	(void)state;
-	unsetenv("UPCC_RESIDENCY");
-	unsetenv("UPCC_PROC_ROOT");
+	upcc_hooks.residency = NULL;
+	upcc_hooks.proc_root = NULL;
 	return ua_mkdtemp(tmpdir, sizeof(tmpdir)) ? 0 : -1;
 }
 
@@ -29,8 +31,8 @@ static int teardown(void **state)
 {
 	(void)state;
 	ua_rm_rf(tmpdir);
-	unsetenv("UPCC_RESIDENCY");
-	unsetenv("UPCC_PROC_ROOT");
+	upcc_hooks.residency = NULL;
+	upcc_hooks.proc_root = NULL;
 	return 0;
 }
 
@@ -64,9 +66,9 @@ static void check_clean_file(const char *method)
 	struct upcc_residency res;
 
 	if (method)
-		setenv("UPCC_RESIDENCY", method, 1);
+		upcc_hooks.residency = method;
 	else
-		unsetenv("UPCC_RESIDENCY");
+		upcc_hooks.residency = NULL;
 	snprintf(path, sizeof(path), "%s/clean", tmpdir);
 	assert_int_equal(ua_cached_file(path, 64, 1), 0);
 	assert_int_equal(open_measure(path, &res), 0);
@@ -103,7 +105,7 @@ static void test_mincore_does_not_fault(void **state)
 	(void)state;
 	if (ua_under_valgrind())
 		skip();
-	setenv("UPCC_RESIDENCY", "mincore", 1);
+	upcc_hooks.residency = "mincore";
 	snprintf(path, sizeof(path), "%s/nofault", tmpdir);
 	assert_int_equal(ua_cached_file(path, 32, 1), 0);
 	drop(path);
@@ -121,7 +123,7 @@ static void test_cachestat_dirty(void **state)
 	struct stat st;
 
 	(void)state;
-	unsetenv("UPCC_RESIDENCY");
+	upcc_hooks.residency = NULL;
 	if (upcc_residency_method() != UPCC_RESIDENCY_CACHESTAT)
 		skip();
 	snprintf(path, sizeof(path), "%s/dirty", tmpdir);
@@ -149,7 +151,7 @@ static void fake_vm(const char *expire, const char *writeback)
 	snprintf(file, sizeof(file), "%s/dirty_writeback_centisecs", dir);
 	assert_int_equal(ua_write_file(file, writeback), 0);
 	snprintf(dir, sizeof(dir), "%s/fakeproc", tmpdir);
-	setenv("UPCC_PROC_ROOT", dir, 1);
+	upcc_hooks.proc_root = dir;
 }
 
 /* Without cachestat a file may be evicted only once the flusher must have
@@ -177,7 +179,7 @@ static void test_mincore_age_rule(void **state)
 	assert_false(upcc_residency_may_evict(&res, &st, now));
 	fake_vm("junk\n", "500\n");	/* unreadable: the kernel default */
 	assert_int_equal(upcc_residency_quiet_seconds(), 30 + 10 + 30);
-	unsetenv("UPCC_PROC_ROOT");
+	upcc_hooks.proc_root = NULL;
 }
 
 static void test_not_regular(void **state)
@@ -201,11 +203,11 @@ static void test_empty_file(void **state)
 	(void)state;
 	snprintf(path, sizeof(path), "%s/empty", tmpdir);
 	assert_int_equal(ua_write_file(path, ""), 0);
-	setenv("UPCC_RESIDENCY", "mincore", 1);
+	upcc_hooks.residency = "mincore";
 	assert_int_equal(open_measure(path, &res), 0);
 	assert_int_equal(res.file_pages, 0);
 	assert_int_equal(res.cached_pages, 0);
-	unsetenv("UPCC_RESIDENCY");
+	upcc_hooks.residency = NULL;
 	assert_int_equal(open_measure(path, &res), 0);
 	assert_int_equal(res.cached_pages, 0);
 }
