@@ -79,8 +79,8 @@ CHECK_SUITES += unit unit-valgrind
 
 # tests/unit/daemon.sh runs the ASan builds of the programs themselves;
 # tests/unit/unit-file.sh checks systemd/upcd.service against them.
-unit: $(USR_UNIT_BINS) $(USR_UNIT_ASAN_BINS) $(BUILD)/asan/upcd $(BUILD)/asan/upcc
-	UPCD=$(BUILD)/asan/upcd UPCC=$(BUILD)/asan/upcc \
+unit: $(USR_UNIT_BINS) $(USR_UNIT_ASAN_BINS) $(BUILD)/asan/upcd $(BUILD)/asan/upcc $(BUILD)/upcd
+	UPCD=$(BUILD)/asan/upcd UPCC=$(BUILD)/asan/upcc UPCD_RELEASE=$(BUILD)/upcd \
 		tests/unit/run.sh plain $(USR_UNIT_BINS) -- asan $(USR_UNIT_ASAN_BINS) \
 		-- script tests/unit/daemon.sh tests/unit/hostile.sh tests/unit/stop-latency.sh \
 		tests/unit/unit-file.sh

@@ -8,8 +8,7 @@ set -u
 upcd=${1:-${UPCD:?}}
 upcc=${2:-${UPCC:?}}
 tmp=$(mktemp -d /tmp/upcc-daemon-XXXXXX)
-passed=0
-failed=0
+. "$(dirname "$0")/lib.sh"
 daemon_pid=
 listener_pid=
 cleanup() {
@@ -18,26 +17,6 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-
-check() {	# check NAME COMMAND...: passes if COMMAND succeeds
-	local name=$1
-	shift
-	if "$@" >>"$tmp/check.log" 2>&1; then
-		echo "PASS $name"
-		passed=$((passed + 1))
-	else
-		echo "FAIL $name"
-		failed=$((failed + 1))
-	fi
-}
-
-exit_code_is() {	# exit_code_is WANT COMMAND...
-	local want=$1
-	shift
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	local rc=$?
-	[ "$rc" -eq "$want" ] || { echo "exit $rc, wanted $want: $*"; cat "$tmp/err"; return 1; }
-}
 
 stderr_has() { grep -qF -- "$1" "$tmp/err"; }
 stdout_has() { grep -qF -- "$1" "$tmp/out"; }
@@ -77,22 +56,7 @@ check "upcc status --help exits 0" exit_code_is 0 "$upcc" status --help
 check "upcc no command exits 2" exit_code_is 2 "$upcc"
 
 # The event loop, under a fake systemd notify socket.
-cat >"$tmp/listen.py" <<'PY'
-import socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind(sys.argv[1])
-s.settimeout(20)
-with open(sys.argv[2], "w") as out:
-    try:
-        while True:
-            msg = s.recv(4096).decode()
-            out.write(msg + "\n")
-            out.flush()
-            if msg.startswith("STOPPING"):
-                break
-    except socket.timeout:
-        pass
-PY
+write_notify_listener "$tmp/listen.py"
 python3 "$tmp/listen.py" "$tmp/notify.sock" "$tmp/notify.log" &
 listener_pid=$!
 for _ in $(seq 50); do [ -S "$tmp/notify.sock" ] && break; sleep 0.1; done
@@ -100,17 +64,9 @@ printf 'interval = 100ms\n[scope one]\ntype = system\n' >"$tmp/live.conf"
 NOTIFY_SOCKET=$tmp/notify.sock WATCHDOG_USEC=300000 "$upcd" --config "$tmp/live.conf" \
 	--dry-run --state "$tmp/live.json" 2>"$tmp/live.err" &
 daemon_pid=$!
-wait_for() {	# wait_for SECONDS COMMAND...
-	local deadline=$((SECONDS + $1))
-	shift
-	until "$@"; do
-		[ $SECONDS -ge $deadline ] && return 1
-		sleep 0.1
-	done
-}
 scopes_in_state() { [ "$(grep -c '^{"name":' "$tmp/live.json" 2>/dev/null)" -eq "$1" ]; }
-check "READY=1 sent" wait_for 10 grep -q '^READY=1' "$tmp/notify.log"
-check "WATCHDOG=1 sent" wait_for 10 grep -q '^WATCHDOG=1' "$tmp/notify.log"
+check "READY=1 sent" wait_for 10 grep -q ' READY=1$' "$tmp/notify.log"
+check "WATCHDOG=1 sent" wait_for 10 grep -q ' WATCHDOG=1$' "$tmp/notify.log"
 check "state written by the loop" wait_for 10 scopes_in_state 1
 printf 'interval = 100ms\n[scope one]\ntype = system\n[scope two]\ntype = system\ntarget = 64M\n' >"$tmp/live.conf"
 kill -HUP "$daemon_pid"
@@ -128,7 +84,7 @@ wait "$daemon_pid"
 rc=$?
 daemon_pid=
 check "SIGTERM stops with exit 0" test "$rc" -eq 0
-check "STOPPING=1 sent" wait_for 5 grep -q '^STOPPING=1' "$tmp/notify.log"
+check "STOPPING=1 sent" wait_for 5 grep -q ' STOPPING=1$' "$tmp/notify.log"
 wait "$listener_pid" 2>/dev/null
 listener_pid=
 
@@ -146,5 +102,4 @@ echo "tree cache after --once: ${after} KiB (target 2048 KiB)"
 check "tree cache at or below target" test "${after:-99999}" -le 2048
 check "reclaim was logged with amount and time" grep -qE 'fadvise reclaimed [0-9]+ of [0-9]+ pages .* in [0-9.]+ ms' "$tmp/err"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary

@@ -9,8 +9,6 @@ upcd=${1:-${UPCD:?}}
 upcc=${2:-${UPCC:?}}
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d /var/tmp/upcc-hostile-XXXXXX)
-passed=0
-failed=0
 pids=()
 cleanup() {
 	for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
@@ -18,34 +16,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-check() {	# check NAME COMMAND...: passes if COMMAND succeeds
-	local name=$1
-	shift
-	if "$@" >>"$tmp/check.log" 2>&1; then
-		echo "PASS $name"
-		passed=$((passed + 1))
-	else
-		echo "FAIL $name"
-		tail -n 5 "$tmp/check.log"
-		failed=$((failed + 1))
-	fi
-}
-exit_code_is() {	# exit_code_is WANT COMMAND...
-	local want=$1
-	shift
-	timeout 20 "$@" >"$tmp/out" 2>"$tmp/err"
-	local rc=$?
-	[ "$rc" -eq "$want" ] || { echo "exit $rc, wanted $want: $*"; cat "$tmp/err"; return 1; }
-}
-absent() { [ ! -e "$1" ]; }
-wait_for() {	# wait_for SECONDS COMMAND...
-	local deadline=$((SECONDS + $1))
-	shift
-	until "$@"; do
-		[ $SECONDS -ge $deadline ] && return 1
-		sleep 0.1
-	done
-}
+. "$here/lib.sh"
 
 # 2. A dry run writes only the files the command line names: not the
 # config's metrics, and after SIGHUP not the config's state either.
@@ -198,5 +169,4 @@ for k, v in state["scopes"][0].items():
 ' "$1"; }
 check "state file and status --json have the same keys" same_keys "$tmp/links.json"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary

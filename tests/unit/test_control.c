@@ -64,6 +64,12 @@ static const struct upcc_backend_ops fake_ops = {
 	.reclaim = fake_reclaim,
 };
 
+/* One step that measured (0): the common case of these tests. */
+static void step_ok(struct upcc_scope_run *run, struct upcc_step_report *report)
+{
+	assert_int_equal(upcc_control_step(run, fake_sample, PAGE_SIZE, report), 0);
+}
+
 static void make_run(struct upcc_scope_run *run)
 {
 	memset(run, 0, sizeof(*run));
@@ -73,9 +79,11 @@ static void make_run(struct upcc_scope_run *run)
 	run->backend_ready = true;
 }
 
+/* Every test's scope run, fresh from reset(): its state. */
+static struct upcc_scope_run fixture_run;
+
 static int reset(void **state)
 {
-	(void)state;
 	fake_unmapped = 0;
 	fake_unreclaimable = 0;
 	fake_sample_error = 0;
@@ -83,6 +91,8 @@ static int reset(void **state)
 	fake_refusal = NULL;
 	fake_calls = 0;
 	fake_last_request = 0;
+	make_run(&fixture_run);
+	*state = &fixture_run;
 	return 0;
 }
 
@@ -118,34 +128,32 @@ static const struct upcc_backend_ops sampling_ops = {
  */
 static void test_backend_sample(void **state)
 {
-	struct upcc_scope_run run;
+	struct upcc_scope_run *run = *state;
 	struct upcc_step_report report;
 
-	(void)state;
-	make_run(&run);
-	run.backend.ops = &sampling_ops;
+	run->backend.ops = &sampling_ops;
 	backend_sample_calls = scope_sample_calls = 0;
 	backend_sample_result = 0;
 	fake_unmapped = 170000;
-	assert_int_equal(upcc_control_step(&run, counting_scope_sample, PAGE_SIZE, &report), 0);
+	assert_int_equal(upcc_control_step(run, counting_scope_sample, PAGE_SIZE, &report), 0);
 	assert_int_equal(report.outcome, UPCC_STEP_ACTED);
 	assert_int_equal(backend_sample_calls, 1);
 	assert_int_equal(scope_sample_calls, 0);
 	assert_true(report.unmapped_before == 170000);
 
 	backend_sample_result = -EOPNOTSUPP;
-	assert_int_equal(upcc_control_step(&run, counting_scope_sample, PAGE_SIZE, &report), 0);
+	assert_int_equal(upcc_control_step(run, counting_scope_sample, PAGE_SIZE, &report), 0);
 	assert_int_equal(backend_sample_calls, 2);
 	assert_int_equal(scope_sample_calls, 1);
 	assert_true(report.unmapped_before == 150000);
 
 	backend_sample_result = -EIO;
-	assert_int_equal(upcc_control_step(&run, counting_scope_sample, PAGE_SIZE, &report), -EIO);
+	assert_int_equal(upcc_control_step(run, counting_scope_sample, PAGE_SIZE, &report), -EIO);
 	assert_int_equal(report.outcome, UPCC_STEP_SAMPLE_FAILED);
 	assert_int_equal(scope_sample_calls, 1);
 
-	run.backend_ready = false;
-	assert_int_equal(upcc_control_step(&run, counting_scope_sample, PAGE_SIZE, &report), 0);
+	run->backend_ready = false;
+	assert_int_equal(upcc_control_step(run, counting_scope_sample, PAGE_SIZE, &report), 0);
 	assert_int_equal(backend_sample_calls, 3);
 	assert_int_equal(scope_sample_calls, 2);
 	assert_int_equal(report.outcome, UPCC_STEP_NO_BACKEND);
@@ -153,128 +161,114 @@ static void test_backend_sample(void **state)
 
 static void test_idle_below_trigger(void **state)
 {
-	struct upcc_scope_run run;
+	struct upcc_scope_run *run = *state;
 	struct upcc_step_report report;
 
-	(void)state;
-	make_run(&run);
 	fake_unmapped = 160000;		/* at the trigger: not above it */
-	assert_int_equal(upcc_control_step(&run, fake_sample, PAGE_SIZE, &report), 0);
+	step_ok(run, &report);
 	assert_int_equal(report.outcome, UPCC_STEP_IDLE);
 	assert_int_equal(fake_calls, 0);
-	assert_true(run.scope.policy.target_pages == 10000);
-	assert_true(run.scope.policy.trigger_pages == 160000);
-	assert_true(run.scope.last.unmapped_pages == 160000);
-	assert_int_equal(run.scope.phase, UPCC_PHASE_IDLE);
+	assert_true(run->scope.policy.target_pages == 10000);
+	assert_true(run->scope.policy.trigger_pages == 160000);
+	assert_true(run->scope.last.unmapped_pages == 160000);
+	assert_int_equal(run->scope.phase, UPCC_PHASE_IDLE);
 }
 
 static void test_acts_above_trigger(void **state)
 {
-	struct upcc_scope_run run;
+	struct upcc_scope_run *run = *state;
 	struct upcc_step_report report;
 
-	(void)state;
-	make_run(&run);
 	fake_unmapped = 170000;
-	assert_int_equal(upcc_control_step(&run, fake_sample, PAGE_SIZE, &report), 0);
+	step_ok(run, &report);
 	assert_int_equal(report.outcome, UPCC_STEP_ACTED);
 	assert_int_equal(fake_calls, 1);
 	assert_true(fake_last_request == (170000 - 10000) >> 3);
 	assert_true(report.result.requested_pages == 20000);
 	assert_true(report.result.reclaimed_pages == 20000);
 	assert_true(fake_unmapped == 150000);
-	assert_true(run.scope.reclaimed_pages_total == 20000);
-	assert_true(run.scope.actions_total == 1);
-	assert_true(run.scope.action_errors_total == 0);
-	assert_int_equal(run.scope.phase, UPCC_PHASE_RECLAIMING);
+	assert_true(run->scope.reclaimed_pages_total == 20000);
+	assert_true(run->scope.actions_total == 1);
+	assert_true(run->scope.action_errors_total == 0);
+	assert_int_equal(run->scope.phase, UPCC_PHASE_RECLAIMING);
 }
 
 static void test_converges_to_target(void **state)
 {
-	struct upcc_scope_run run;
+	struct upcc_scope_run *run = *state;
 	struct upcc_step_report report;
 	uint64_t start = 800000;
 	unsigned int steps = 0;
 
-	(void)state;
-	make_run(&run);
 	fake_unmapped = start;
 	do {
-		assert_int_equal(upcc_control_step(&run, fake_sample, PAGE_SIZE, &report), 0);
+		step_ok(run, &report);
 		steps++;
 	} while (report.outcome == UPCC_STEP_ACTED && steps < 1000);
 	/* Below the trigger it kept going (hysteresis), and stopped at the target. */
 	assert_int_equal(report.outcome, UPCC_STEP_IDLE);
 	assert_true(fake_unmapped == 10000);
-	assert_true(run.scope.reclaimed_pages_total == start - 10000);
-	assert_true(run.scope.actions_total == steps - 1);
-	assert_int_equal(run.scope.phase, UPCC_PHASE_IDLE);
+	assert_true(run->scope.reclaimed_pages_total == start - 10000);
+	assert_true(run->scope.actions_total == steps - 1);
+	assert_int_equal(run->scope.phase, UPCC_PHASE_IDLE);
 	/* An eighth of the excess per step: about log(790000)/log(8/7) + the 1-page tail. */
 	assert_in_range(steps, 90, 200);
 }
 
 static void test_dry_run(void **state)
 {
-	struct upcc_scope_run run;
+	struct upcc_scope_run *run = *state;
 	struct upcc_step_report report;
 
-	(void)state;
-	make_run(&run);
-	run.backend.dry_run = true;
+	run->backend.dry_run = true;
 	fake_unmapped = 170000;
-	assert_int_equal(upcc_control_step(&run, fake_sample, PAGE_SIZE, &report), 0);
+	step_ok(run, &report);
 	assert_int_equal(report.outcome, UPCC_STEP_DRY_RUN);
 	assert_true(report.requested_pages == 20000);
 	assert_int_equal(fake_calls, 0);
 	assert_true(fake_unmapped == 170000);
-	assert_true(run.scope.actions_total == 0);
+	assert_true(run->scope.actions_total == 0);
 }
 
 static void test_no_backend(void **state)
 {
-	struct upcc_scope_run run;
+	struct upcc_scope_run *run = *state;
 	struct upcc_step_report report;
 
-	(void)state;
-	make_run(&run);
-	run.backend_ready = false;
+	run->backend_ready = false;
 	fake_unmapped = 170000;
-	assert_int_equal(upcc_control_step(&run, fake_sample, PAGE_SIZE, &report), 0);
+	step_ok(run, &report);
 	assert_int_equal(report.outcome, UPCC_STEP_NO_BACKEND);
 	assert_int_equal(fake_calls, 0);
 }
 
 static void test_backend_error(void **state)
 {
-	struct upcc_scope_run run;
+	struct upcc_scope_run *run = *state;
 	struct upcc_step_report report;
 
-	(void)state;
-	make_run(&run);
 	fake_unmapped = 170000;
 	fake_reclaim_error = -EPERM;
-	assert_int_equal(upcc_control_step(&run, fake_sample, PAGE_SIZE, &report), 0);
+	step_ok(run, &report);
 	assert_int_equal(report.outcome, UPCC_STEP_ACTED);
 	assert_int_equal(report.error, -EPERM);
-	assert_true(run.scope.action_errors_total == 1);
-	assert_true(run.scope.actions_total == 1);
-	assert_true(run.scope.reclaimed_pages_total == 0);
+	assert_true(run->scope.action_errors_total == 1);
+	assert_true(run->scope.actions_total == 1);
+	assert_true(run->scope.reclaimed_pages_total == 0);
 }
 
 static void test_nothing_reclaimable(void **state)
 {
-	struct upcc_scope_run run;
+	struct upcc_scope_run *run = *state;
 	struct upcc_step_report report;
 
-	(void)state;
-	make_run(&run);
 	fake_unmapped = 170000;
 	fake_unreclaimable = 170000;	/* all dirty */
-	assert_int_equal(upcc_control_step(&run, fake_sample, PAGE_SIZE, &report), 0);
+	step_ok(run, &report);
 	assert_int_equal(report.outcome, UPCC_STEP_ACTED);
 	assert_true(report.result.reclaimed_pages == 0);
 	assert_true(fake_unmapped == 170000);
-	assert_true(run.scope.action_errors_total == 0);
+	assert_true(run->scope.action_errors_total == 0);
 }
 
 /* A backend that declines (memcg with dirty pages in scope) did nothing:
@@ -282,54 +276,48 @@ static void test_nothing_reclaimable(void **state)
  */
 static void test_backend_refuses(void **state)
 {
-	struct upcc_scope_run run;
+	struct upcc_scope_run *run = *state;
 	struct upcc_step_report report;
 
-	(void)state;
-	make_run(&run);
 	fake_unmapped = 170000;
 	fake_refusal = "scope has 512 dirty + 0 writeback pages";
-	assert_int_equal(upcc_control_step(&run, fake_sample, PAGE_SIZE, &report), 0);
+	step_ok(run, &report);
 	assert_int_equal(report.outcome, UPCC_STEP_REFUSED);
 	assert_int_equal(report.error, 0);
 	assert_string_equal(report.result.refused, fake_refusal);
 	assert_int_equal(fake_calls, 1);
 	assert_true(fake_unmapped == 170000);
-	assert_true(run.scope.refused_steps_total == 1);
-	assert_true(run.scope.actions_total == 0);
-	assert_true(run.scope.action_errors_total == 0);
-	assert_true(run.scope.reclaimed_pages_total == 0);
+	assert_true(run->scope.refused_steps_total == 1);
+	assert_true(run->scope.actions_total == 0);
+	assert_true(run->scope.action_errors_total == 0);
+	assert_true(run->scope.reclaimed_pages_total == 0);
 }
 
 static void test_sample_failure(void **state)
 {
-	struct upcc_scope_run run;
+	struct upcc_scope_run *run = *state;
 	struct upcc_step_report report;
 
-	(void)state;
-	make_run(&run);
-	run.scope.last.unmapped_pages = 1234;
+	run->scope.last.unmapped_pages = 1234;
 	fake_sample_error = -ENOENT;
-	assert_int_equal(upcc_control_step(&run, fake_sample, PAGE_SIZE, &report), -ENOENT);
+	assert_int_equal(upcc_control_step(run, fake_sample, PAGE_SIZE, &report), -ENOENT);
 	assert_int_equal(report.outcome, UPCC_STEP_SAMPLE_FAILED);
 	assert_int_equal(fake_calls, 0);
-	assert_true(run.scope.last.unmapped_pages == 1234);	/* last good sample kept */
+	assert_true(run->scope.last.unmapped_pages == 1234);	/* last good sample kept */
 }
 
 static void test_max_step(void **state)
 {
-	struct upcc_scope_run run;
+	struct upcc_scope_run *run = *state;
 	struct upcc_step_report report;
 
-	(void)state;
-	make_run(&run);
-	assert_int_equal(upcc_amount_parse("4M", &run.scope.config.max_step), 0);
+	assert_int_equal(upcc_amount_parse("4M", &run->scope.config.max_step), 0);
 	fake_unmapped = 900000;
-	assert_int_equal(upcc_control_step(&run, fake_sample, PAGE_SIZE, &report), 0);
+	step_ok(run, &report);
 	assert_true(fake_last_request == 1024);	/* 4 MiB of 4 KiB pages */
-	assert_true(upcc_step_cap(&run.scope.config, 10, TOTAL_PAGES, PAGE_SIZE) == 10);
-	run.scope.config.max_step.value = 1;	/* 1 byte: below a page, no cap */
-	assert_true(upcc_step_cap(&run.scope.config, 10, TOTAL_PAGES, PAGE_SIZE) == 10);
+	assert_true(upcc_step_cap(&run->scope.config, 10, TOTAL_PAGES, PAGE_SIZE) == 10);
+	run->scope.config.max_step.value = 1;	/* 1 byte: below a page, no cap */
+	assert_true(upcc_step_cap(&run->scope.config, 10, TOTAL_PAGES, PAGE_SIZE) == 10);
 }
 
 /* Rounds: a fake clock that moves fake_clock_step usec per reading. */
@@ -371,34 +359,30 @@ static struct upcc_round_limits round_limits(uint64_t budget_usec)
 static void test_round_reaches_target(void **state)
 {
 	struct upcc_round_limits limits = round_limits(1000000);
-	struct upcc_scope_run run;
+	struct upcc_scope_run *run = *state;
 	struct upcc_round_report report;
 
-	(void)state;
-	make_run(&run);
 	fake_unmapped = 800000;
-	assert_int_equal(upcc_control_round(&run, fake_sample, PAGE_SIZE, &limits, &report), 0);
+	assert_int_equal(upcc_control_round(run, fake_sample, PAGE_SIZE, &limits, &report), 0);
 	assert_int_equal(report.end, UPCC_ROUND_IDLE);
 	assert_true(fake_unmapped == 10000);
 	assert_true(report.reclaimed_pages == 800000 - 10000);
-	assert_true(run.scope.reclaimed_pages_total == 800000 - 10000);
+	assert_true(run->scope.reclaimed_pages_total == 800000 - 10000);
 	/* Every step acted but the last, which found the target reached. */
 	assert_true(report.steps == fake_calls + 1 || report.steps == fake_calls);
 	assert_in_range(report.steps, 90, 200);
 	assert_int_equal(on_step_calls, report.steps);
-	assert_int_equal(run.scope.phase, UPCC_PHASE_IDLE);
+	assert_int_equal(run->scope.phase, UPCC_PHASE_IDLE);
 }
 
 static void test_round_idle(void **state)
 {
 	struct upcc_round_limits limits = round_limits(1000000);
-	struct upcc_scope_run run;
+	struct upcc_scope_run *run = *state;
 	struct upcc_round_report report;
 
-	(void)state;
-	make_run(&run);
 	fake_unmapped = 160000;		/* at the trigger */
-	assert_int_equal(upcc_control_round(&run, fake_sample, PAGE_SIZE, &limits, &report), 0);
+	assert_int_equal(upcc_control_round(run, fake_sample, PAGE_SIZE, &limits, &report), 0);
 	assert_int_equal(report.end, UPCC_ROUND_IDLE);
 	assert_int_equal(report.steps, 1);
 	assert_int_equal(fake_calls, 0);
@@ -409,20 +393,18 @@ static void test_round_idle(void **state)
 static void test_round_no_progress(void **state)
 {
 	struct upcc_round_limits limits = round_limits(1000000);
-	struct upcc_scope_run run;
+	struct upcc_scope_run *run = *state;
 	struct upcc_round_report report;
 
-	(void)state;
-	make_run(&run);
 	fake_unmapped = 800000;
 	fake_unreclaimable = 100000;	/* e.g. dirty */
-	assert_int_equal(upcc_control_round(&run, fake_sample, PAGE_SIZE, &limits, &report), 0);
+	assert_int_equal(upcc_control_round(run, fake_sample, PAGE_SIZE, &limits, &report), 0);
 	assert_int_equal(report.end, UPCC_ROUND_NO_PROGRESS);
 	assert_true(fake_unmapped == 100000);
 	assert_true(report.last.outcome == UPCC_STEP_ACTED);
 	assert_true(report.last.result.reclaimed_pages == 0);
 	assert_int_equal(fake_calls, report.steps);
-	assert_int_equal(run.scope.phase, UPCC_PHASE_RECLAIMING);
+	assert_int_equal(run->scope.phase, UPCC_PHASE_RECLAIMING);
 }
 
 /* The budget bounds a round; the next round carries on (still reclaiming,
@@ -431,23 +413,21 @@ static void test_round_no_progress(void **state)
 static void test_round_budget(void **state)
 {
 	struct upcc_round_limits limits = round_limits(5000);
-	struct upcc_scope_run run;
+	struct upcc_scope_run *run = *state;
 	struct upcc_round_report report;
 	uint64_t after_first;
 
-	(void)state;
-	make_run(&run);
 	fake_unmapped = 800000;
 	fake_clock_step = 1000;		/* each clock reading: 1 ms later */
-	assert_int_equal(upcc_control_round(&run, fake_sample, PAGE_SIZE, &limits, &report), 0);
+	assert_int_equal(upcc_control_round(run, fake_sample, PAGE_SIZE, &limits, &report), 0);
 	assert_int_equal(report.end, UPCC_ROUND_BUDGET);
 	assert_int_equal(report.steps, 5);	/* 1, 2, 3, 4, 5 ms: the 5th spends it */
 	assert_true(report.elapsed_usec == 5000);
-	assert_int_equal(run.scope.phase, UPCC_PHASE_RECLAIMING);
+	assert_int_equal(run->scope.phase, UPCC_PHASE_RECLAIMING);
 	after_first = fake_unmapped;
 	assert_true(after_first > 10000 && after_first < 800000);
 	limits.budget_usec = 1000000;
-	assert_int_equal(upcc_control_round(&run, fake_sample, PAGE_SIZE, &limits, &report), 0);
+	assert_int_equal(upcc_control_round(run, fake_sample, PAGE_SIZE, &limits, &report), 0);
 	assert_int_equal(report.end, UPCC_ROUND_IDLE);
 	assert_true(fake_unmapped == 10000);
 	assert_true(report.reclaimed_pages == after_first - 10000);
@@ -457,13 +437,11 @@ static void test_round_budget(void **state)
 static void test_round_zero_budget(void **state)
 {
 	struct upcc_round_limits limits = round_limits(0);
-	struct upcc_scope_run run;
+	struct upcc_scope_run *run = *state;
 	struct upcc_round_report report;
 
-	(void)state;
-	make_run(&run);
 	fake_unmapped = 170000;
-	assert_int_equal(upcc_control_round(&run, fake_sample, PAGE_SIZE, &limits, &report), 0);
+	assert_int_equal(upcc_control_round(run, fake_sample, PAGE_SIZE, &limits, &report), 0);
 	assert_int_equal(report.end, UPCC_ROUND_BUDGET);
 	assert_int_equal(report.steps, 1);
 	assert_true(fake_unmapped == 150000);
@@ -473,14 +451,12 @@ static void test_round_zero_budget(void **state)
 static void test_round_max_steps(void **state)
 {
 	struct upcc_round_limits limits = round_limits(1000);
-	struct upcc_scope_run run;
+	struct upcc_scope_run *run = *state;
 	struct upcc_round_report report;
 
-	(void)state;
-	make_run(&run);
 	limits.max_steps = 3;
 	fake_unmapped = 800000;
-	assert_int_equal(upcc_control_round(&run, fake_sample, PAGE_SIZE, &limits, &report), 0);
+	assert_int_equal(upcc_control_round(run, fake_sample, PAGE_SIZE, &limits, &report), 0);
 	assert_int_equal(report.end, UPCC_ROUND_MAX_STEPS);
 	assert_int_equal(report.steps, 3);
 	assert_int_equal(fake_calls, 3);
@@ -490,34 +466,32 @@ static void test_round_max_steps(void **state)
 static void test_round_stops(void **state)
 {
 	struct upcc_round_limits limits = round_limits(1000000);
-	struct upcc_scope_run run;
+	struct upcc_scope_run *run = *state;
 	struct upcc_round_report report;
 
-	(void)state;
-	make_run(&run);
 	fake_unmapped = 800000;
 	fake_reclaim_error = -EIO;
-	assert_int_equal(upcc_control_round(&run, fake_sample, PAGE_SIZE, &limits, &report), 0);
+	assert_int_equal(upcc_control_round(run, fake_sample, PAGE_SIZE, &limits, &report), 0);
 	assert_int_equal(report.end, UPCC_ROUND_STOPPED);
 	assert_int_equal(report.steps, 1);
 	assert_int_equal(report.last.error, -EIO);
 
 	fake_reclaim_error = 0;
 	fake_refusal = "dirty pages in scope";
-	assert_int_equal(upcc_control_round(&run, fake_sample, PAGE_SIZE, &limits, &report), 0);
+	assert_int_equal(upcc_control_round(run, fake_sample, PAGE_SIZE, &limits, &report), 0);
 	assert_int_equal(report.end, UPCC_ROUND_STOPPED);
 	assert_int_equal(report.steps, 1);
 	assert_int_equal(report.last.outcome, UPCC_STEP_REFUSED);
 
 	fake_refusal = NULL;
-	run.backend.dry_run = true;
-	assert_int_equal(upcc_control_round(&run, fake_sample, PAGE_SIZE, &limits, &report), 0);
+	run->backend.dry_run = true;
+	assert_int_equal(upcc_control_round(run, fake_sample, PAGE_SIZE, &limits, &report), 0);
 	assert_int_equal(report.end, UPCC_ROUND_STOPPED);
 	assert_int_equal(report.steps, 1);
 	assert_true(fake_unmapped == 800000);
 
 	fake_sample_error = -ENOENT;
-	assert_int_equal(upcc_control_round(&run, fake_sample, PAGE_SIZE, &limits, &report),
+	assert_int_equal(upcc_control_round(run, fake_sample, PAGE_SIZE, &limits, &report),
 			 -ENOENT);
 	assert_int_equal(report.end, UPCC_ROUND_STOPPED);
 	assert_int_equal(report.steps, 1);
