@@ -7,6 +7,7 @@
 #define _GNU_SOURCE	/* O_NOATIME, O_PATH, getline, makedev */
 #endif
 #include "backend.h"
+#include "config.h"
 #include "hooks.h"
 #include "clock.h"
 #include "text.h"
@@ -20,7 +21,8 @@
 #include <unistd.h>
 
 /*
- * Auto order, as bench/ measured it (docs/bench.md): fadvise first: it
+ * The backends; auto tries them by auto_rank, as bench/ measured it
+ * (docs/bench.md): fadvise first: it
  * keeps every rule on any kernel, drops the coldest files first and kept
  * the hot set best of the rule-keeping backends.  Then damon, still only
  * where its probe passes (6.15+, with the DAMOS filter that keeps mapped
@@ -82,14 +84,36 @@ static void note_skipped(char *skipped, size_t len, const char *name, const char
 	upcc_text_append(skipped, len, "%s%s (%s)", *skipped ? "; " : "", name, reason);
 }
 
+#define UPCC_MAX_BACKENDS	8
+
+/* The backends in auto's order: by their auto_rank (docs/backends.md). */
+static size_t auto_order(const struct upcc_backend_ops **order)
+{
+	size_t count = 0;
+
+	for (size_t i = 0; upcc_backends[i] && count < UPCC_MAX_BACKENDS; i++) {
+		size_t at = count++;
+
+		while (at && order[at - 1]->auto_rank > upcc_backends[i]->auto_rank) {
+			order[at] = order[at - 1];
+			at--;
+		}
+		order[at] = upcc_backends[i];
+	}
+	return count;
+}
+
 static int select_auto(struct upcc_backend *backend, struct upcc_scope *scope)
 {
 	char why[sizeof(backend->why)], skipped[sizeof(backend->why)] = "";
 	int err = -ENOTSUP;
 
+	const struct upcc_backend_ops *order[UPCC_MAX_BACKENDS];
+	size_t count = auto_order(order);
+
 	backend->why[0] = '\0';
-	for (size_t i = 0; upcc_backends[i]; i++) {
-		const struct upcc_backend_ops *ops = upcc_backends[i];
+	for (size_t i = 0; i < count; i++) {
+		const struct upcc_backend_ops *ops = order[i];
 
 		if (ops->may_unmap) {
 			note_skipped(skipped, sizeof(skipped), ops->name, "may unmap");
@@ -127,7 +151,7 @@ int upcc_backend_select(struct upcc_backend *backend, const char *name,
 	ops = upcc_backend_find(name);
 	if (!ops) {
 		snprintf(backend->why, sizeof(backend->why),
-			 "unknown backend '%.64s' (auto, fadvise, damon, memcg, dropcache)", name);
+			 "unknown backend '%.64s' (" UPCC_BACKEND_NAMES_TEXT ")", name);
 		return -ENOENT;
 	}
 	return select_named(backend, ops, scope);
