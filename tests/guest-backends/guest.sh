@@ -223,7 +223,7 @@ memcg_refuses_dirty() {
 	check "$name: dirty file kept its dirty pages ($dirty_after/$dirty_before; nr_written +$written during the control)" \
 		[ "$dirty_after" -eq "$dirty_before" ]
 	refused=$("$UPCC" status --json 2>/dev/null | tr ',{}' '\n\n\n' |
-		sed -n 's/^ *"refused_steps" *: *\([0-9]*\).*/\1/p' | head -n 1)
+		sed -n 's/^ *"refused_steps_total" *: *\([0-9]*\).*/\1/p' | head -n 1)
 	check "$name: the state file counts the refused step ('$refused')" \
 		[ "${refused:-0}" -ge 1 ]
 	sync
