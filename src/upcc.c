@@ -70,15 +70,7 @@ static void status_usage(FILE *out)
 
 static void human_bytes(char *buffer, size_t size, uint64_t pages, uint64_t page_size)
 {
-	static const char units[] = "KMGTP";
-	double value = (double)pages * (double)page_size / 1024.0;
-	int unit = 0;
-
-	while (value >= 1024.0 && unit < 4) {
-		value /= 1024.0;
-		unit++;
-	}
-	snprintf(buffer, size, "%.1f%c", value, units[unit]);
+	upcc_size_format(buffer, size, upcc_mul_saturating(pages, page_size));
 }
 
 static void add_row(struct status_row *rows, size_t *nr_rows, enum upcc_scope_kind kind,

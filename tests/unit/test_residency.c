@@ -142,7 +142,9 @@ static void test_cachestat_dirty(void **state)
 
 static void fake_vm(const char *expire, const char *writeback)
 {
-	char dir[PATH_MAX + 32], file[PATH_MAX + 64];
+	/* Static: upcc_hooks.proc_root points at it after this returns. */
+	static char dir[PATH_MAX + 32];
+	char file[PATH_MAX + 64];
 
 	snprintf(dir, sizeof(dir), "%s/fakeproc/proc/sys/vm", tmpdir);
 	assert_int_equal(ua_mkdir_p(dir), 0);
