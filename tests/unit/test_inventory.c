@@ -488,10 +488,10 @@ static void test_hard_links_counted_once(void **state)
 		assert_int_equal(link(file, name), 0);
 	}
 	assert_int_equal(upcc_path_sample(&scope, &sample), 0);
-	assert_int_equal(sample.file_lru_pages, 16);
+	assert_in_range(sample.file_lru_pages, 16 - HOST_RECLAIM_SLACK, 16);	/* not 160 */
 	assert_int_equal(upcc_inventory_init(&inv, scope.path, false, 0), 0);
 	assert_int_equal(upcc_inventory_refresh(&inv), 0);
-	assert_int_equal(inv.last.cached_pages, 16);
+	assert_in_range(inv.last.cached_pages, 16 - HOST_RECLAIM_SLACK, 16);
 	assert_int_equal(inv.last.files, 1);
 	assert_int_equal(inv.last.walk.skipped_duplicate, 9);
 	upcc_inventory_fini(&inv);
@@ -522,7 +522,8 @@ static void test_overflowed_table_samples_from_one_walk(void **state)
 		assert_true(inv.dropped_full > 0);
 		assert_true(inv.walks == refresh);	/* one walk per refresh */
 		assert_int_equal(upcc_inventory_sample(&inv, &sample), 0);
-		assert_int_equal(sample.file_lru_pages, 80);
+		/* All 40 files' 80 pages, less what the shared host may reclaim. */
+		assert_in_range(sample.file_lru_pages, 80 - HOST_RECLAIM_SLACK, 80);
 		assert_int_equal(inv.last.files, 40);
 	}
 	upcc_inventory_fini(&inv);
