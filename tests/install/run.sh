@@ -107,8 +107,10 @@ same_opts() {	# same_opts NAME HELP_LIST MAN_LIST
 	local extra missing
 	missing=$(comm -23 <(echo "$2") <(echo "$3") | tr '\n' ' ')
 	extra=$(comm -13 <(echo "$2") <(echo "$3") | tr '\n' ' ')
+	local n
+	n=$(echo "$2" | wc -l)
 	[ -n "$2" ] && [ -z "$missing$extra" ]
-	result "$1: --help options = man page options ($(echo "$2" | wc -l))" $? \
+	result "$1: --help options = man page options ($n)" $? \
 		"not in the man page: ${missing:-none}; not in --help: ${extra:-none}"
 }
 
@@ -182,8 +184,9 @@ result "every setting of the shipped config switched on parses ($nscopes scopes;
 
 keys_conf=$(sed -nE 's/^([a-z_]+) = .*/\1/p' "$tmp/all.conf" | sort -u)
 keys_man=$(sed 's/\\-/-/g' docs/man/upcd.conf.5 | sed -nE '/^\.SH (DAEMON|SCOPE) KEYS/,/^\.SH (AMOUNTS)/ s/^\.BI "([a-z_]+) = ".*/\1/p' | sort -u)
+n=$(echo "$keys_man" | wc -l)
 [ -n "$keys_man" ] && [ "$keys_conf" = "$keys_man" ]
-result "the shipped config names every key upcd.conf(5) documents ($(echo "$keys_man" | wc -l))" $? \
+result "the shipped config names every key upcd.conf(5) documents ($n)" $? \
 	"$(diff <(echo "$keys_man") <(echo "$keys_conf") | tr '\n' ' ')"
 
 printf 'bogus = 1\n' >"$tmp/bad.conf"

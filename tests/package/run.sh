@@ -42,12 +42,12 @@ fi
 deb=${changes%.changes}.deb
 version=$(dpkg-deb -f "$deb" Version)
 
-lintian --fail-on error,warning --no-tag-display-limit "$changes" >"$tmp/lintian.log" 2>&1
+lintian -I --fail-on error,warning --no-tag-display-limit "$changes" >"$tmp/lintian.log" 2>&1
 rc=$?
 tags=$(grep -E '^[EW]: ' "$tmp/lintian.log")
-info=$(grep -cE '^[IPX]: ' "$tmp/lintian.log")
+info=$(sed -nE 's/^I: [^ ]+ ([^ ]+).*/\1/p' "$tmp/lintian.log" | sort -u | tr '\n' ' ')
 [ $rc -eq 0 ] && [ -z "$tags" ]
-result "lintian: no error, no warning ($info info tags)" $? "rc $rc: $tags"
+result "lintian: no error, no warning (info: ${info:-none})" $? "rc $rc: $tags"
 
 contents=$(dpkg-deb -c "$deb" | awk '{ print $NF }')
 missing=
