@@ -7,6 +7,9 @@
 #   make kernel-check  KUnit + functional suites on the patched UML kernel
 #   make bench      userspace backend benchmark (bench/)
 #   make bench-host the article's scenario under QEMU (bench/host/)
+#   make install    PREFIX=/usr/local DESTDIR=; make uninstall (mk/70-install.mk)
+#   make deb        the Debian package in build/deb/ (debian/, mk/75-package.mk)
+#   make check-systemd  the package under a real systemd in a Debian 12 guest
 #
 # Each concern keeps its rules in mk/*.mk; a fragment adds its test suites
 # to CHECK_SUITES (make targets that end on an "N passed, N failed" line).

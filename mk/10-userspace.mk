@@ -9,7 +9,9 @@
 #   make unit-valgrind   unit tests under valgrind
 #   make asan static     the variants
 
-USR_CFLAGS := -std=c11 -Wall -Wextra -Werror -O2 -g -D_GNU_SOURCE
+# CPPFLAGS, CFLAGS and LDFLAGS from the environment come last, so that a
+# distribution's hardening flags (dpkg-buildflags, debian/rules) apply.
+USR_CFLAGS := -std=c11 -Wall -Wextra -Werror -O2 -g -D_GNU_SOURCE $(CPPFLAGS) $(CFLAGS)
 # json-c reads the state file; its -dev ships libjson-c.a for the static build.
 USR_LIBS := -ljson-c
 USR_ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -33,10 +35,10 @@ $(1)/libupcc.a: $$(patsubst src/%.c,$(1)/obj/%.o,$$(USR_LIB_SRCS))
 	$$(AR) rcs $$@ $$^
 
 $(1)/upcd: $(1)/obj/upcd.o $(1)/libupcc.a
-	$$(CC) $$(USR_CFLAGS) $(2) $(3) -o $$@ $$^ $$(USR_LIBS)
+	$$(CC) $$(USR_CFLAGS) $(2) $$(LDFLAGS) $(3) -o $$@ $$^ $$(USR_LIBS)
 
 $(1)/upcc: $(1)/obj/upcc.o $(1)/libupcc.a
-	$$(CC) $$(USR_CFLAGS) $(2) $(3) -o $$@ $$^ $$(USR_LIBS)
+	$$(CC) $$(USR_CFLAGS) $(2) $$(LDFLAGS) $(3) -o $$@ $$^ $$(USR_LIBS)
 
 -include $$(wildcard $(1)/obj/*.d)
 endef
@@ -78,7 +80,7 @@ static: $(BUILD)/static/upcd $(BUILD)/static/upcc
 CHECK_SUITES += unit unit-valgrind
 
 # tests/unit/daemon.sh runs the ASan builds of the programs themselves;
-# tests/unit/unit-file.sh checks systemd/upcd.service against them.
+# tests/unit/unit-file.sh checks systemd/upcd.service.in against them.
 unit: $(USR_UNIT_BINS) $(USR_UNIT_ASAN_BINS) $(BUILD)/asan/upcd $(BUILD)/asan/upcc $(BUILD)/upcd
 	UPCD=$(BUILD)/asan/upcd UPCC=$(BUILD)/asan/upcc UPCD_RELEASE=$(BUILD)/upcd \
 		tests/unit/run.sh plain $(USR_UNIT_BINS) -- asan $(USR_UNIT_ASAN_BINS) \

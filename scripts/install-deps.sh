@@ -9,6 +9,8 @@ packages=(
 	ccache e2fsprogs util-linux busybox-static
 	libcmocka-dev libjson-c-dev valgrind pkg-config clang libclang-rt-14-dev
 	systemd
+	# make install checks, the Debian package, the systemd guest's image
+	bash-completion man-db groff-base dpkg-dev debhelper lintian git mmdebstrap
 	qemu-system-x86 qemu-utils
 	gnuplot-nox
 	"$package=$version"

@@ -1,8 +1,16 @@
 #!/usr/bin/env bash
-# unit-file.sh [UPCD] - systemd/upcd.service as systemd reads it.
-# This machine does not run systemd, so the unit is checked offline:
+# unit-file.sh [UPCD] - systemd/upcd.service.in as systemd reads it.
+# This machine does not run systemd, so the unit is checked offline (a real
+# systemd runs it in tests/systemd/, `make check-systemd`):
+#  - ExecStart is the template's @SBINDIR@/upcd: no installed path is
+#    hard-coded (make install substitutes it);
 #  - systemd-analyze verify finds no error in it (with ExecStart pointed at
-#    the upcd under test, since /usr/local/sbin/upcd is not installed here);
+#    the upcd under test);
+#  - every path upcd is documented to write is writable under
+#    ProtectSystem=strict: /run/upcc (state) and Debian's textfile collector
+#    directory /var/lib/prometheus/node-exporter (metrics), as the shipped
+#    config's metrics = names it;
+#  - Documentation= names the man pages the repository ships;
 #  - its hardening stays where it was measured: an exposure level of at most
 #    UNIT_EXPOSURE_MAX (systemd-analyze security --offline; 2.5 when written);
 #  - upcd starts with the unit's ExecStart arguments as they are, with no
@@ -15,7 +23,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 upcd=$(realpath "${1:-${UPCD:?}}")
-unit=systemd/upcd.service
+unit=systemd/upcd.service.in
 exposure_max=${UNIT_EXPOSURE_MAX:-3.0}
 tmp=$(mktemp -d /tmp/upcc-unit-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
@@ -34,7 +42,30 @@ result() {	# result NAME OK [DETAIL]
 
 exec_start=$(sed -n 's/^ExecStart=//p' "$unit")
 installed=${exec_start%% *}
+[ "$installed" = "@SBINDIR@/upcd" ]
+result "ExecStart is @SBINDIR@/upcd, substituted at install" $? "$installed"
 sed "s|^ExecStart=$installed|ExecStart=$upcd|" "$unit" >"$tmp/upcd.service"
+
+# ReadWritePaths may be given more than once; "-" marks a path that may be missing.
+rw=" $(sed -n 's/^ReadWritePaths=//p' "$unit" | tr '\n' ' ' | sed -E 's/(^| )-/\1/g') "
+shipped_metrics=$(sed -nE 's/^#?metrics = (.*)/\1/p' dist/upcd.conf)
+ok=0
+for path in /run/upcc "$(dirname "$shipped_metrics")" /var/lib/prometheus/node-exporter; do
+	[[ $rw == *" $path "* ]] || ok=1
+done
+result "writable under the unit: /run/upcc and the metrics directory ${shipped_metrics%/*}" $ok "$rw"
+
+docs=$(sed -n 's/^Documentation=//p' "$unit")
+ok=0
+for doc in $docs; do
+	page=${doc#man:}
+	name=${page%(*}
+	section=${page#*(}
+	section=${section%)}
+	[ "$doc" != "$page" ] && [ -f "docs/man/$name.$section" ] || ok=1
+done
+[ -n "$docs" ] && [ $ok -eq 0 ]
+result "Documentation= names only shipped man pages ($docs)" $?
 
 # verify exits 0 on warnings too: any line it prints about the unit is a finding.
 out=$(systemd-analyze verify --man=no "$tmp/upcd.service" 2>&1)
