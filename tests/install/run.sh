@@ -23,18 +23,7 @@ upcd=$(realpath "$build/upcd")
 upcc=$(realpath "$build/upcc")
 tmp=$(mktemp -d /tmp/upcc-install-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-
-result() {	# result NAME OK [DETAIL]
-	if [ "$2" -eq 0 ]; then
-		echo "PASS $1"
-		passed=$((passed + 1))
-	else
-		echo "FAIL $1${3:+: $3}"
-		failed=$((failed + 1))
-	fi
-}
+. tests/unit/lib.sh
 
 # --- file lists -------------------------------------------------------------
 usr=$tmp/usr-root

@@ -18,18 +18,7 @@ cd "$(dirname "$0")/../.."
 out=${1:-build/deb}
 tmp=$(mktemp -d /tmp/upcc-package-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-
-result() {	# result NAME OK [DETAIL]
-	if [ "$2" -eq 0 ]; then
-		echo "PASS $1"
-		passed=$((passed + 1))
-	else
-		echo "FAIL $1${3:+: $3}"
-		failed=$((failed + 1))
-	fi
-}
+. tests/unit/lib.sh
 
 start=$(date +%s)
 changes=$(scripts/build-deb.sh "$out" 2>"$tmp/build.err")

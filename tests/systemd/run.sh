@@ -23,18 +23,7 @@ mkdir -p "$work"
 rm -rf "${work:?}/run"
 mkdir -p "$work/run/payload/upgrade"
 run=$work/run
-passed=0
-failed=0
-
-result() {	# result NAME OK [DETAIL]
-	if [ "$2" -eq 0 ]; then
-		echo "PASS $1"
-		passed=$((passed + 1))
-	else
-		echo "FAIL $1${3:+: $3}"
-		failed=$((failed + 1))
-	fi
-}
+. tests/unit/lib.sh
 finish() {
 	echo "$passed passed, $failed failed"
 	[ "$failed" -eq 0 ]

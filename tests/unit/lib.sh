@@ -1,6 +1,7 @@
-# lib.sh - what the program-level suites (daemon.sh, hostile.sh,
-# stop-latency.sh) share.  Source it after setting $tmp (a scratch
-# directory); it keeps the counts in $passed and $failed.
+# lib.sh - what the program-level suites (tests/unit/*.sh, tests/install,
+# tests/package, tests/systemd) share.  Source it from the top of the
+# checkout; check() needs $tmp (a scratch directory).  It keeps the counts
+# in $passed and $failed.
 passed=0
 failed=0
 
@@ -13,6 +14,16 @@ check() {	# check NAME COMMAND...: passes if COMMAND succeeds
 	else
 		echo "FAIL $name"
 		tail -n 5 "$tmp/check.log"
+		failed=$((failed + 1))
+	fi
+}
+
+result() {	# result NAME STATUS [DETAIL]: passes if STATUS is 0
+	if [ "$2" -eq 0 ]; then
+		echo "PASS $1"
+		passed=$((passed + 1))
+	else
+		echo "FAIL $1${3:+: $3}"
 		failed=$((failed + 1))
 	fi
 }

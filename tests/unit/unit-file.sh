@@ -27,18 +27,7 @@ unit=systemd/upcd.service.in
 exposure_max=${UNIT_EXPOSURE_MAX:-3.0}
 tmp=$(mktemp -d /tmp/upcc-unit-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-
-result() {	# result NAME OK [DETAIL]
-	if [ "$2" -eq 0 ]; then
-		echo "PASS $1"
-		passed=$((passed + 1))
-	else
-		echo "FAIL $1${3:+: $3}"
-		failed=$((failed + 1))
-	fi
-}
+. tests/unit/lib.sh
 
 exec_start=$(sed -n 's/^ExecStart=//p' "$unit")
 installed=${exec_start%% *}
