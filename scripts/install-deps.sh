@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 packages=(
 	build-essential bc bison flex libelf-dev libssl-dev python3 python3-ply python3-git rsync cpio kmod
 	ccache e2fsprogs util-linux busybox-static
+	linux-source-6.1
 	libcmocka-dev valgrind pkg-config
 	systemd
 	qemu-system-x86 qemu-utils
