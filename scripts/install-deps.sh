@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 packages=(
 	build-essential bc bison flex libelf-dev libssl-dev python3 python3-ply python3-git rsync cpio kmod
 	ccache e2fsprogs util-linux busybox-static
+	# the userspace half's older-kernel suite (guest-backends-6.1)
+	linux-source-6.1
 	libcmocka-dev libjson-c-dev valgrind pkg-config clang libclang-rt-14-dev
 	systemd
 	# make install checks, the Debian package, the systemd guest's image

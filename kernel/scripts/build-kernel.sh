@@ -16,7 +16,6 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 top=$PWD
 . "$top/kernel/scripts/lock.sh"
-. kernel/VERSION
 
 die() { echo "build-kernel: $*" >&2; exit 1; }
 
@@ -40,12 +39,18 @@ done < <(sed -nE 's/^#include[[:space:]]+([A-Za-z0-9_.-]+)[[:space:]]*$/\1/p' "$
 fragments+=("$fragment")
 base=$(sed -nE 's/^#base[[:space:]]+([a-z0-9_]+config)[[:space:]]*$/\1/p' "$fragment" | tail -n 1)
 base=${base:-defconfig}
+# "#source FILE" names the tree (kernel/FILE, shaped as kernel/VERSION); the
+# default is the series' base tree.
+version_file=kernel/$(sed -nE 's/^#source[[:space:]]+([A-Za-z0-9_.-]+)[[:space:]]*$/\1/p' "$fragment" | tail -n 1)
+[ "$version_file" != kernel/ ] || version_file=kernel/VERSION
+[ -f "$version_file" ] || die "$name.config names a missing source $version_file"
+. "$version_file"
 
 tree=$top/build/kernel/src/$topdir
 out=$top/build/kernel/$name
 jobs=${JOBS:-$(nproc)}
 
-kernel/scripts/prepare-source.sh
+kernel/scripts/prepare-source.sh "$version_file"
 
 mkdir -p "$out"
 # Paths under the checkout are hashed relative to it, so that a fresh clone in
@@ -57,7 +62,7 @@ kmake() {
 
 # Regenerate .config only when the fragment or the tree changed, so that a
 # rerun is an incremental (mostly no-op) make.
-cfg_key=$( { sha256sum "${fragments[@]}"; cat "$top/build/kernel/src/.prepared"; } | sha256sum | cut -d' ' -f1)
+cfg_key=$( { sha256sum "${fragments[@]}"; cat "$top/build/kernel/src/$topdir.prepared"; } | sha256sum | cut -d' ' -f1)
 if [ ! -f "$out/.config" ] || [ "$(cat "$out/.config-key" 2>/dev/null)" != "$cfg_key" ]; then
 	echo "build-kernel: configuring $name ($arch $base + ${fragments[*]##*/})"
 	kmake "$base" >/dev/null

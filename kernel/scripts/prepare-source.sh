@@ -2,6 +2,12 @@
 # Extract the pinned linux-source-6.12 tarball into build/kernel/src/ and
 # apply kernel/patches/series on top of it.
 #
+# usage: prepare-source.sh [VERSIONFILE]
+#   VERSIONFILE  kernel/VERSION (the default: the series' base tree) or
+#                another file of the same shape, such as kernel/VERSION-6.1,
+#                whose empty "series=" asks for the stock tree and whose
+#                empty "sha256=" takes whatever version the archive installed.
+#
 # Idempotent: a stamp file holds the sha256 of the tarball and of every patch
 # in the series, so a rerun with unchanged patches does nothing, while any
 # change to the series (or a tree left half patched) re-extracts from the
@@ -10,29 +16,32 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 top=$PWD
 . "$top/kernel/scripts/lock.sh"
-. kernel/VERSION
+version_file=${1:-kernel/VERSION}
+series=$top/kernel/patches/series
+. "$version_file"
 
 src_root=$top/build/kernel/src
 tree=$src_root/$topdir
-stamp=$src_root/.prepared
-series=$top/kernel/patches/series
+# One stamp per tree, so that a stock tree beside the series' never makes
+# the other look out of date.
+stamp=$src_root/$topdir.prepared
 
 die() { echo "prepare-source: $*" >&2; exit 1; }
 
 [ -f "$tarball" ] || die "$tarball missing: install $package=$version (scripts/install-deps.sh)"
 have_sum=$(sha256sum "$tarball" | cut -d' ' -f1)
-[ "$have_sum" = "$sha256" ] ||
+[ -z "$sha256" ] || [ "$have_sum" = "$sha256" ] ||
 	die "$tarball has sha256 $have_sum, kernel/VERSION pins $sha256 ($package $version); refusing to build on another tree"
 
 patch_list() {
-	[ -f "$series" ] || return 0
+	[ -n "$series" ] && [ -f "$series" ] || return 0
 	# Comments and blank lines are allowed in series, as in quilt.
 	sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$series" | grep -v '^$' || true
 }
 
 # What the tree should be: this tarball plus exactly these patches.
 want=$( {
-	echo "tarball $sha256"
+	echo "tarball $have_sum"
 	for p in $(patch_list); do
 		[ -f "kernel/patches/$p" ] || die "series names $p but kernel/patches/$p does not exist"
 		sha256sum "kernel/patches/$p"
@@ -40,7 +49,7 @@ want=$( {
 } | sha256sum | cut -d' ' -f1)
 
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -f "$tree/Makefile" ]; then
-	echo "prepare-source: $tree is up to date with kernel/patches/series"
+	echo "prepare-source: $tree is up to date ($(cat "$src_root/$topdir.version" 2>/dev/null), ${series:-no series})"
 	exit 0
 fi
 
@@ -58,4 +67,7 @@ for p in $(patch_list); do
 	n=$((n + 1))
 done
 echo "$want" > "$stamp"
-echo "prepare-source: $tree ready ($n patches applied)"
+# The archive moves on: say which package version the tree came from.
+used=$(dpkg-query -W -f='${Version}' "$package" 2>/dev/null || echo unknown)
+echo "$package $used" > "$src_root/$topdir.version"
+echo "prepare-source: $tree ready from $package $used ($n patches applied)"

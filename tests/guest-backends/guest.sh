@@ -7,8 +7,9 @@
 # usage: guest.sh BINDIR DATADEV [CASE...]
 #   BINDIR   holds upcd, upcc and workload (static builds)
 #   DATADEV  the ext4 data disk (made by run.sh: fill/, hot.map)
-#   CASE     memcg-root memcg-child dropcache damon damon-busy auto (the
-#            default: all of them), or the sanity cases that must FAIL,
+#   CASE     memcg-root memcg-child dropcache damon damon-busy auto
+#            fadvise-path fadvise-system (the default: all of them), or
+#            the sanity cases that must FAIL,
 #            which show each check can: "none" (nothing acts: the target
 #            check fails), "overreclaim" (memory.reclaim asked for far more
 #            than the excess: the mapped and dirty checks fail).
@@ -23,7 +24,7 @@ set -u
 BIN=$1
 DATADEV=$2
 shift 2
-CASES=${*:-memcg-root memcg-child dropcache damon damon-busy auto}
+CASES=${*:-memcg-root memcg-child dropcache damon damon-busy auto fadvise-path fadvise-system}
 
 WL=$BIN/workload
 UPCD=$BIN/upcd
@@ -116,7 +117,16 @@ stop_maphold() {
 		/tmp/maphold.out)
 }
 
-dirty_pages() { "$WL" resident "$1" | awk 'NR == 2 { print $4 }'; }
+# Dirty pages of FILE: cachestat's count; mincore (before 6.5) sees no
+# dirty state, so there it is the system's Dirty + Writeback in pages, at
+# most the file's size: the test's dirty file is the only dirty data in the
+# guest (setup_guest stops periodic writeback), so a write-back of any of
+# its pages still shows.
+dirty_pages() {
+	"$WL" resident "$1" | awk -v held="$(held_kb)" -v page_kb=4 '
+		NR == 2 { if ($6 == "cachestat") print $4
+			  else { d = int(held / page_kb); print (d < $2 ? d : $2) } }'
+}
 file_pages() { "$WL" resident "$1" | awk 'NR == 2 { print $2 }'; }
 
 # Run upcd once; the exit code and output are kept for the checks.
@@ -278,7 +288,9 @@ case_damon() {
 }
 
 case_auto() {
+	fadvise_age_ready	# auto may pick fadvise: on mincore, it goes by age
 	global_case auto run_upcd --scope=system --target=$TARGET --trigger=$TRIGGER
+	fadvise_age_reset
 	chosen=$(status_backend)
 	used=$(logged_backend)
 	check "auto: upcc status --json reports the backend upcd used ('$chosen' = '$used')" \
@@ -346,6 +358,68 @@ case_damon_busy() {
 	stop_foreign_kdamond
 }
 
+# The kernel's release as MAJOR*100+MINOR (6.1 -> 601).
+kernel_version() { uname -r | awk -F. '{ print $1 * 100 + $2 }'; }
+
+# Which residency call this kernel gives upcd: cachestat(2) from 6.5 on,
+# mincore(2) before.  `workload resident` reports what it used.
+residency_source() { "$WL" resident "$MNT/hot.map" | awk 'NR == 2 { print $6 }'; }
+
+# Without cachestat, fadvise cannot see dirty pages and goes by age
+# (docs/backends.md): a file is evicted only if its mtime and ctime are
+# older than dirty_expire + 2 x dirty_writeback + 30 s, and never while
+# periodic writeback is off, as setup_guest leaves it.  So on such a kernel
+# the fadvise cases first check that nothing is evicted blind, then turn
+# periodic writeback on (5 s) and move the guest's wall clock two hours
+# past dirty_expire, as if the fill had been written long ago.  The clock
+# is the guest's own; dirty expiry runs on jiffies, so the dirty file,
+# written after the jump, stays dirty.
+fadvise_age_ready() {
+	[ "$(residency_source)" = mincore ] || return 0
+	echo 500 > /proc/sys/vm/dirty_writeback_centisecs
+	# With the flusher waking every 5 s, a root writeback context whose
+	# share of recent writeout went to another cgroup (memcg-child's)
+	# flushes its next dirty file at once: prime it, as setup_guest does.
+	"$WL" writedirty "$MNT/.prime" 4M > /dev/null && sync && rm -f "$MNT/.prime" && sync
+	date -s "@$(( $(date +%s) + 3600 + 7200 ))" > /dev/null
+}
+fadvise_age_reset() { echo 0 > /proc/sys/vm/dirty_writeback_centisecs; }
+
+fadvise_blind_refused() {
+	name=$1
+	scope=$2
+	[ "$(residency_source)" = mincore ] || return 0
+	reset_cache
+	"$WL" stream "$MNT/fill" > /dev/null
+	before=$(unmapped_kb)
+	run_upcd --backend=fadvise --scope=$scope --target=$TARGET --trigger=$TRIGGER
+	after=$(unmapped_kb)
+	check "$name: mincore, periodic writeback off: nothing evicted blind ($before -> $after kB)" \
+		[ $((before - after)) -le $TOLERANCE_KB ]
+	check "$name: and upcd --once says it missed the target (rc=$upcd_rc, 3 expected)" \
+		[ "$upcd_rc" -eq 3 ]
+}
+
+# fadvise on a path scope and on the system scope: the residency call this
+# kernel has (cachestat, or mincore before 6.5) is the one upcd names.
+fadvise_case() {
+	name=$1
+	scope=$2
+	want=cachestat
+	[ "$(kernel_version)" -ge 605 ] || want=mincore
+	got=$(residency_source)
+	check "$name: residency by $want on $(uname -r) ('$got')" [ "$got" = "$want" ]
+	fadvise_blind_refused "$name" "$scope"
+	fadvise_age_ready
+	global_case "$name" run_upcd --backend=fadvise --scope=$scope \
+		--target=$TARGET --trigger=$TRIGGER
+	check "$name: upcd names the residency call it used ($want)" upcd_said "$want"
+	fadvise_age_reset
+}
+
+case_fadvise_path() { fadvise_case fadvise-path "path:$MNT"; }
+case_fadvise_system() { fadvise_case fadvise-system system; }
+
 # Sanity cases: they must fail, or the checks above prove nothing.
 run_nothing() { upcd_rc=0; }
 run_overreclaim() {
@@ -367,6 +441,8 @@ for c in $CASES; do
 	damon) case_damon ;;
 	damon-busy) case_damon_busy ;;
 	auto) case_auto ;;
+	fadvise-path) case_fadvise_path ;;
+	fadvise-system) case_fadvise_system ;;
 	none) case_none ;;
 	overreclaim) case_overreclaim ;;
 	*) fail "unknown case $c" ;;
