@@ -25,6 +25,14 @@
  * their new lines are copied to GUEST_OUTS prefixed with the host t_ms of
  * the sample that saw them, so guest phases and host memory share one clock.
  *
+ *   hostsample --tsc-khz
+ *
+ * prints the host TSC rate in kHz (rdtsc against CLOCK_MONOTONIC over
+ * 200 ms).  Under TCG the guest's TSC runs at the host's rate; the
+ * ACPI-less guest cannot calibrate it (no HPET/PM timer) and falls back to
+ * jiffies, whose time slows down whenever the host delays its ticks, so
+ * run-scenario.sh passes this figure as tsc_early_khz=.
+ *
  * Read-only everywhere: /proc of one process, /proc/meminfo, our own image.
  */
 #define _GNU_SOURCE
@@ -40,6 +48,8 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <x86intrin.h>
 
 #include "cachestat.h"
 
@@ -217,6 +227,21 @@ static void usage(void)
 		MAX_ITEMS);
 }
 
+static int print_tsc_khz(void)
+{
+	struct timespec nap = { 0, 200 * 1000000L };
+	double t0, t1;
+	uint64_t c0, c1;
+
+	t0 = now_msec();
+	c0 = __rdtsc();
+	nanosleep(&nap, NULL);
+	c1 = __rdtsc();
+	t1 = now_msec();
+	printf("%.0f\n", (double)(c1 - c0) / (t1 - t0));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	char *pid_text[MAX_ITEMS], *image_text[MAX_ITEMS], *log_text[MAX_ITEMS];
@@ -229,6 +254,8 @@ int main(int argc, char **argv)
 	pid_t pids[MAX_ITEMS];
 	double t0;
 
+	if (argc == 2 && strcmp(argv[1], "--tsc-khz") == 0)
+		return print_tsc_khz();
 	if ((argc != 6 && argc != 8) || parse_u64(argv[2], &ram_mib) ||
 	    parse_u64(argv[4], &interval_msec) || ram_mib == 0 || interval_msec == 0) {
 		usage();

@@ -51,6 +51,8 @@ for f in ${caches//,/ }; do dd if="$f" iflag=nocache count=0 status=none; done
 image_mib=$(( $(stat -c %s "$image") / 1048576 ))
 append="console=ttyS0 loglevel=4 upcc.scenario=$scenario upcc.workload=$guest_wl"
 append="$append upcc.idle=$idle upcc.io=$io_s upcc.rate=$rate"
+# A TSC clocksource: see hostsample --tsc-khz.
+append="$append tsc_early_khz=$("$hostsample" --tsc-khz) tsc=reliable"
 [ "$scenario" = e ] && append="$append unmapped_page_control"
 [ -n "${UPCD_ARGS:-}" ] && append="$append upcc.upcd_args=$UPCD_ARGS"
 
