@@ -50,10 +50,13 @@ start)
 	echo "$3" >$C/targets/0/regions/0/end
 	echo 1 >$C/schemes/nr_schemes
 	echo pageout >$S/action
+	# every range defaults to 0-0 in sysfs: set both ends
 	echo 4096 >$S/access_pattern/sz/min
+	echo 18446744073709551615 >$S/access_pattern/sz/max
 	echo 0 >$S/access_pattern/nr_accesses/min
 	echo 0 >$S/access_pattern/nr_accesses/max
 	echo 50 >$S/access_pattern/age/min
+	echo 4294967295 >$S/access_pattern/age/max
 	echo $((128 << 20)) >$S/quotas/bytes
 	echo 1000 >$S/quotas/reset_interval_ms
 	echo none >$S/watermarks/metric
@@ -65,7 +68,8 @@ start)
 	;;
 stats)
 	echo update_schemes_stats >$K/state
-	echo "nr_applied $(cat $S/stats/nr_applied) sz_applied $(cat $S/stats/sz_applied)"
+	echo "nr_applied $(cat $S/stats/nr_applied) sz_applied $(cat $S/stats/sz_applied)" \
+		"nr_tried $(cat $S/stats/nr_tried) sz_tried $(cat $S/stats/sz_tried)"
 	;;
 stop)
 	echo off >$K/state
