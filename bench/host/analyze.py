@@ -1,43 +1,41 @@
 #!/usr/bin/env python3
-"""Turn run-scenario.sh output directories into figures, a markdown table,
-gnuplot data, and (with --check) the host-e2e suite's assertions.
+"""Turn run-scenario.sh output directories into figures, markdown tables,
+plots and (check) the host-e2e suite's assertions.
 
-  analyze.py table  RESULTS_DIR WORKLOAD            markdown table on stdout
-  analyze.py plot   RESULTS_DIR WORKLOAD OUT.png    one PNG, host memory over time
-  analyze.py check  RESULTS_DIR                     host-e2e assertions
+  analyze.py table    RESULTS WORKLOAD           markdown table on stdout
+  analyze.py headline RESULTS                    the headline rows, all workloads
+  analyze.py plot     RESULTS WORKLOAD OUT.png   host memory over time (repeat 1)
+  analyze.py check    RESULTS                    host-e2e assertions
 
-RESULTS_DIR holds one directory per run, named SCENARIO-WORKLOAD (a-w1, ...).
-"Host memory held by the guest" is the resident part of the guest-RAM mapping
-of the QEMU process (ram_rss); the host page cache for the image and the
-whole QEMU VmRSS are reported beside it.
+RESULTS holds r1/, r2/, ... (one per repeat), each with one directory per
+run named SCENARIO-WORKLOAD (a-w1, ...).  "Guest RAM held" is the resident
+part of the guest-RAM mapping of the QEMU process(es); "host total" adds
+the host page cache of the image (one copy, however many guests read it).
+Memory figures are medians over the repeats; timing figures are medians
+with their spread (min-max).
 """
 import os
+import statistics
 import subprocess
 import sys
 
 SCENARIOS = {
     "a": "no control",
     "b": "drop_caches every 10 s",
-    "c": "gradual memory.reclaim (WSL2 style)",
+    "c": "WSL2 gradual (memory.reclaim swappiness=0, RAM/32 steps, compaction)",
     "d": "upcd, defaults",
     "e": "kernel series, unmapped_page_control",
     "f": "DAX on virtio-pmem (shared cache)",
+    "g": "host cache=none (O_DIRECT)",
+    "h": "PSI/refault agent (memory.reclaim swappiness=0)",
+    "i": "DAMOS pageout, anon filtered out",
 }
+USER_HZ = 100.0
 
 
-def load_run(path):
-    """Host samples, guest markers and results of one run directory."""
-    host = []
-    with open(os.path.join(path, "host.tsv")) as f:
-        next(f)
-        for line in f:
-            t, ram, qemu, img, avail = (int(x) for x in line.split("\t"))
-            if not qemu:
-                continue  # QEMU exited while hostsample read it: a torn sample
-            host.append({"t": t / 1000.0, "ram": ram / 1024.0, "qemu": qemu / 1024.0,
-                         "img": img / 1024.0, "avail": avail / 1024.0})
-    marks, results, guest, header = {}, {}, [], None
-    with open(os.path.join(path, "guest.tsv")) as f:
+def read_results(path):
+    marks, results, rows, header = {}, {}, [], None
+    with open(path) as f:
         for line in f:
             t, _, text = line.rstrip("\n").partition("\t")
             if text.startswith("t_ms\t"):
@@ -45,130 +43,287 @@ def load_run(path):
             elif header and text[:1].isdigit():
                 cols = text.split("\t")
                 if len(cols) == len(header):
-                    row = dict(zip(header, (int(c) for c in cols)))
+                    try:
+                        row = dict(zip(header, (int(c) for c in cols)))
+                    except ValueError:
+                        continue
                     row["host_t"] = int(t) / 1000.0
-                    guest.append(row)
+                    rows.append(row)
             elif text.startswith("M "):
                 marks.setdefault(text[2:].strip(), int(t) / 1000.0)
             elif text.startswith("R "):
                 key, _, value = text[2:].partition(" ")
                 results[key] = value.strip()
-    return host, marks, results, guest
+    return {"marks": marks, "results": results, "rows": rows}
+
+
+def load_run(path):
+    host = []
+    with open(os.path.join(path, "host.tsv")) as f:
+        header = next(f).rstrip("\n").split("\t")
+        for line in f:
+            vals = line.rstrip("\n").split("\t")
+            if len(vals) != len(header):
+                continue
+            s = dict(zip(header, (int(x) for x in vals)))
+            if not s["qemu_rss_kb"]:
+                continue  # QEMU exited while hostsample read it: a torn sample
+            host.append({"t": s["t_ms"] / 1000.0, "ram": s["ram_rss_kb"] / 1024.0,
+                         "qemu": s["qemu_rss_kb"] / 1024.0, "img": s["img_cache_kb"] / 1024.0,
+                         "per": [s[k] / 1024.0 for k in header if k.startswith("ram") and
+                                 k.endswith("_kb") and k[3:-3].isdigit()]})
+    if os.path.exists(os.path.join(path, "guest.tsv")):
+        guests = [read_results(os.path.join(path, "guest.tsv"))]
+    else:
+        guests = []
+        for i in range(1, 9):
+            p = os.path.join(path, f"guest{i}.tsv")
+            if os.path.exists(p):
+                guests.append(read_results(p))
+    return host, guests
 
 
 def sample_at(host, t):
-    """The last host sample taken at or before t."""
     before = [s for s in host if s["t"] <= t]
     return before[-1] if before else host[0]
 
 
+def num(results, key, default=None):
+    try:
+        return float(results[key])
+    except (KeyError, ValueError):
+        return default
+
+
+def delta(results, key, a="start", b="end"):
+    x, y = num(results, f"{a}_{key}"), num(results, f"{b}_{key}")
+    return None if x is None or y is None else y - x
+
+
+def psi_avg10(results, label):
+    text = results.get(f"{label}_psi_some", "")
+    for part in text.split(","):
+        if part.startswith("avg10="):
+            return float(part[6:])
+    return None
+
+
 def figures(path):
-    host, marks, results, guest = load_run(path)
+    host, guests = load_run(path)
+    g0 = guests[0]
+    marks, r = g0["marks"], g0["results"]
     io_end = marks.get("scan_end", marks.get("stream_end"))
     io_start = marks.get("scan_start", marks.get("stream_start"))
-    end_t = marks.get("idle_end", host[-1]["t"])
+    # several guests: the end is when the first of them ends its idle phase
+    ends = [g["marks"].get("idle_end") for g in guests if g["marks"].get("idle_end")]
+    end_t = min(ends) if ends else host[-1]["t"]
     end = sample_at(host, end_t)
-    peak_ram = max(s["ram"] for s in host)
     at_io_end = sample_at(host, io_end) if io_end else end
-    # "Memory back": from the end of the I/O phase until RAM RSS has come
-    # down to within 10% of its total fall; None if it did not fall at all.
     back_s = None
     fall = at_io_end["ram"] - end["ram"]
-    if io_end and fall > 16:
+    if io_end and fall > 16 and len(guests) == 1:
         for s in host:
             if s["t"] >= io_end and s["ram"] <= end["ram"] + 0.1 * fall:
                 back_s = s["t"] - io_end
                 break
-    # Guest memory in use (MemTotal - MemFree) against what the host still
-    # holds for it: the difference is memory the guest has freed but free
-    # page reporting has not (yet) handed back.
-    unreported = None
-    g_end = [g for g in guest if g["host_t"] <= end_t]
-    if g_end:
-        ram_file = os.path.join(path, "ram_mib")
-        ram_mib = int(open(ram_file).read()) if os.path.exists(ram_file) else \
-            g_end[-1]["MemTotal_kb"] / 1024.0
-        used = ram_mib - g_end[-1]["MemFree_kb"] / 1024.0
-        unreported = max(0.0, end["ram"] - used)
+    ram_mib = float(open(os.path.join(path, "ram_mib")).read())
+    # Freed, not reported: what the host still holds for a guest beyond what
+    # the guest uses (RAM - MemFree): memory the guest has freed that free
+    # page reporting has not handed back.
+    unreported, file_end, mapped = 0.0, 0.0, []
+    for i, g in enumerate(guests):
+        rows = [x for x in g["rows"] if x["host_t"] <= end_t]
+        held = end["per"][i] if len(guests) > 1 and i < len(end["per"]) else end["ram"]
+        if rows:
+            used = ram_mib - rows[-1]["MemFree_kb"] / 1024.0
+            unreported += max(0.0, held - used)
+            file_end += rows[-1]["file_lru_kb"] / 1024.0
+        gr = g["results"]
+        mapped.append((int(gr.get("maphold_min_resident", "-1")),
+                       int(gr.get("maphold_resident_pages", "-1")),
+                       int(gr.get("maphold_total_pages", "0"))))
+    hot_ms = num(r, "hot_pass_ms")
     return {
-        "unreported": unreported,
-        "guest_file_end": g_end[-1]["file_lru_kb"] / 1024.0 if g_end else None,
-        "end_ram": end["ram"], "peak_ram": peak_ram, "end_qemu": end["qemu"],
-        "peak_qemu": max(s["qemu"] for s in host), "end_img": end["img"],
-        "ram_at_io_end": at_io_end["ram"], "back_s": back_s,
-        "io_s": (io_end - io_start) if io_end and io_start else None,
-        "results": results, "marks": marks, "host": host,
+        "end_ram": end["ram"], "peak_ram": max(s["ram"] for s in host),
+        "end_img": end["img"], "total_end": end["ram"] + end["img"],
+        "total_peak": max(s["ram"] + s["img"] for s in host),
+        "end_qemu": end["qemu"], "per_guest": end["per"],
+        "back_s": back_s, "io_s": (io_end - io_start) if io_end and io_start else None,
+        "unreported": unreported, "file_end": file_end, "mapped": mapped,
+        "stream": num(r, "scan_mib_per_s"),
+        "kswapd_s": (lambda d: None if d is None else d / USER_HZ)(delta(r, "kswapd_ticks")),
+        "control_s": (lambda d: None if d is None else d / USER_HZ)(delta(r, "control_ticks")),
+        "refault": delta(r, "workingset_refault_file"),
+        "psi": psi_avg10(r, "io_end"),
+        "act_io": delta(r, "actions", "start", "io_end"), "act_all": delta(r, "actions"),
+        "hot_passes": num(r, "hot_passes"), "hot_ms": hot_ms,
+        "hit": num(r, "hot_hit_ratio"), "nproc": [g["results"].get("nproc") for g in guests],
+        "results": r, "host": host,
     }
 
 
+def repeat_dirs(results_dir):
+    reps = sorted((d for d in os.listdir(results_dir) if d[:1] == "r" and d[1:].isdigit()),
+                  key=lambda d: int(d[1:]))
+    return [os.path.join(results_dir, d) for d in reps]
+
+
 def runs(results_dir, workload):
+    """{scenario: [figures of repeat 1, repeat 2, ...]}"""
     found = {}
-    for sc in SCENARIOS:
-        path = os.path.join(results_dir, f"{sc}-{workload}")
-        if os.path.exists(os.path.join(path, "guest.tsv")):
-            found[sc] = figures(path)
-    return found
+    for rep in repeat_dirs(results_dir):
+        for sc in SCENARIOS:
+            path = os.path.join(rep, f"{sc}-{workload}")
+            try:
+                found.setdefault(sc, []).append(figures(path))
+            except (OSError, StopIteration, KeyError, IndexError, ValueError):
+                continue
+    return {sc: figs for sc, figs in found.items() if figs}
+
+
+def med(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
 
 
 def fmt(value, spec="{:.0f}", none="–"):
     return none if value is None else spec.format(value)
 
 
+def spread(values, spec="{:.1f}"):
+    """median (min-max) over the repeats"""
+    values = [v for v in values if v is not None]
+    if not values:
+        return "–"
+    m = fmt(statistics.median(values), spec)
+    if len(values) < 2:
+        return m
+    return f"{m} ({fmt(min(values), spec)}–{fmt(max(values), spec)})"
+
+
+def slowdowns(found, sc):
+    """hot pass time against (a)'s in the same repeat"""
+    base = found.get("a", [])
+    out = []
+    for i, fig in enumerate(found.get(sc, [])):
+        if i < len(base) and fig["hot_ms"] and base[i]["hot_ms"]:
+            out.append(fig["hot_ms"] / base[i]["hot_ms"])
+    return out
+
+
+def mapped_text(figs):
+    worst = min((m for fig in figs for m in fig["mapped"]), key=lambda m: m[0])
+    return f"{worst[1]}/{worst[2]} (min {worst[0]})"
+
+
+def col(figs, key):
+    return [f[key] for f in figs]
+
+
 def cmd_table(results_dir, workload):
     found = runs(results_dir, workload)
     base = found.get("a")
-    w2 = workload == "w2"
+    if workload == "w4":
+        head = ["scenario", "guests' RAM held, end (MiB)", "per guest (MiB)", "peak (MiB)",
+                "host cache of image, end (MiB)", "**host total, end (MiB)**",
+                "host total, peak (MiB)", "saved vs (a)", "freed, not reported (MiB)",
+                "guests' file LRU, end (MiB)", "mapped file resident (worst guest)"]
+        print("| " + " | ".join(head) + " |")
+        print("|" + "---|" * len(head))
+        for sc, figs in found.items():
+            total = med(col(figs, "total_end"))
+            saved = None
+            if base and med(col(base, "total_end")):
+                saved = 100.0 * (1 - total / med(col(base, "total_end")))
+            per = "/".join(fmt(x) for x in figs[0]["per_guest"])
+            print("| " + " | ".join([
+                f"({sc}) {SCENARIOS[sc]}", fmt(med(col(figs, "end_ram"))), per,
+                fmt(med(col(figs, "peak_ram"))), fmt(med(col(figs, "end_img"))),
+                f"**{fmt(total)}**", fmt(med(col(figs, "total_peak"))), fmt(saved, "{:.0f}%"),
+                fmt(med(col(figs, "unreported"))), fmt(med(col(figs, "file_end"))),
+                mapped_text(figs)]) + " |")
+        return
+    hot = workload in ("w2", "w3")
     head = ["scenario", "guest RAM held, end (MiB)", "peak (MiB)", "saved vs (a)",
-            "QEMU VmRSS end (MiB)", "host cache of image, end (MiB)",
-            "memory back after (s)", "I/O phase (s)", "guest file LRU, end (MiB)",
-            "freed, not reported (MiB)", "mapped file resident"]
-    if w2:
-        head += ["hot pass (ms)", "hot hit ratio", "hot slowdown vs (a)"]
+            "host cache, end (MiB)", "host total, end (MiB)", "freed, not reported (MiB)",
+            "guest file LRU, end (MiB)", "memory back after (s)", "I/O phase (s)",
+            "stream (MiB/s)", "guest kswapd CPU (s)", "control CPU (s)",
+            "refault_file Δ (pages)", "PSI mem some avg10, I/O end",
+            "actions (I/O / all)", "mapped file resident"]
+    if hot:
+        head += ["hot passes", "hot pass (ms)", "hot hit ratio", "hot slowdown vs (a)"]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
-    for sc, fig in found.items():
-        r = fig["results"]
+    for sc, figs in found.items():
+        end_ram = med(col(figs, "end_ram"))
         saved = None
-        if base and base["end_ram"] > 0:
-            saved = 100.0 * (1 - fig["end_ram"] / base["end_ram"])
-        mapped = f'{r.get("maphold_resident_pages", "?")}/{r.get("maphold_total_pages", "?")}'
-        row = [f"({sc}) {SCENARIOS[sc]}", fmt(fig["end_ram"]), fmt(fig["peak_ram"]),
-               fmt(saved, "{:.0f}%"), fmt(fig["end_qemu"]), fmt(fig["end_img"]),
-               fmt(fig["back_s"], "{:.1f}"), fmt(fig["io_s"], "{:.1f}"),
-               fmt(fig["guest_file_end"]), fmt(fig["unreported"]), mapped]
-        if w2:
-            hot_ms = float(r["hot_pass_ms"]) if "hot_pass_ms" in r else None
-            base_ms = None
-            if base and "hot_pass_ms" in base["results"]:
-                base_ms = float(base["results"]["hot_pass_ms"])
-            slow = hot_ms / base_ms if hot_ms and base_ms else None
-            hit = r.get("hot_hit_ratio", "")
+        if base and med(col(base, "end_ram")):
+            saved = 100.0 * (1 - end_ram / med(col(base, "end_ram")))
+        acts = f'{fmt(med(col(figs, "act_io")))} / {fmt(med(col(figs, "act_all")))}'
+        if sc in "afg":
+            acts = "–"
+        row = [f"({sc}) {SCENARIOS[sc]}", fmt(end_ram), fmt(med(col(figs, "peak_ram"))),
+               fmt(saved, "{:.0f}%"), fmt(med(col(figs, "end_img"))),
+               fmt(med(col(figs, "total_end"))), fmt(med(col(figs, "unreported"))),
+               fmt(med(col(figs, "file_end"))), fmt(med(col(figs, "back_s")), "{:.1f}"),
+               spread(col(figs, "io_s")), spread(col(figs, "stream"), "{:.0f}"),
+               spread(col(figs, "kswapd_s"), "{:.2f}"),
+               "–" if sc in "afg" else spread(col(figs, "control_s"), "{:.2f}"),
+               fmt(med(col(figs, "refault"))), fmt(med(col(figs, "psi")), "{:.2f}"),
+               acts, mapped_text(figs)]
+        if hot:
+            hit = spread(col(figs, "hit"), "{:.3f}")
             if sc == "f":
                 hit = "n/a (DAX: no guest cache)"
-            row += [fmt(hot_ms, "{:.1f}"), hit or "–", fmt(slow, "{:.2f}x")]
+            row += [fmt(med(col(figs, "hot_passes"))), spread(col(figs, "hot_ms")), hit,
+                    spread(slowdowns(found, sc), "{:.2f}x")]
+        print("| " + " | ".join(row) + " |")
+
+
+def cmd_headline(results_dir):
+    w = {wl: runs(results_dir, wl) for wl in ("w1", "w2", "w3", "w4")}
+    head = ["scenario", "W1 RAM held (MiB)", "W1 host total (MiB)",
+            "W2 hit ratio", "W2 slowdown", "W2 RAM held (MiB)",
+            "W3 hit ratio", "W3 slowdown", "W3 RAM held (MiB)", "W4 host total (MiB)"]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for sc in SCENARIOS:
+        if not any(sc in w[wl] for wl in w):
+            continue
+        row = [f"({sc}) {SCENARIOS[sc]}"]
+        f1 = w["w1"].get(sc, [])
+        row += [fmt(med(col(f1, "end_ram"))), fmt(med(col(f1, "total_end")))]
+        for wl in ("w2", "w3"):
+            figs = w[wl].get(sc, [])
+            hit = fmt(med(col(figs, "hit")), "{:.3f}") if sc != "f" else "n/a"
+            row += [hit, fmt(med(slowdowns(w[wl], sc)), "{:.2f}x"),
+                    fmt(med(col(figs, "end_ram")))]
+        row += [fmt(med(col(w["w4"].get(sc, []), "total_end")))]
         print("| " + " | ".join(row) + " |")
 
 
 def cmd_plot(results_dir, workload, png):
     found = runs(results_dir, workload)
     data = os.path.join(results_dir, f"plot-{workload}.dat")
+    total = workload == "w4"
     with open(data, "w") as f:
-        for sc, fig in found.items():
-            f.write(f'# ({sc})\n')
-            for s in fig["host"]:
-                f.write(f'{s["t"]:.1f} {s["ram"]:.1f} {s["img"]:.1f}\n')
+        for sc, figs in found.items():
+            f.write(f"# ({sc})\n")
+            for s in figs[0]["host"]:
+                f.write(f'{s["t"]:.1f} {s["ram"] + (s["img"] if total else 0):.1f}\n')
             f.write("\n\n")
-    plots = []
-    for i, sc in enumerate(found):
-        plots.append(f"'{data}' index {i} using 1:2 with lines lw 2 title '({sc}) {SCENARIOS[sc]}'")
+    plots = [f"'{data}' index {i} using 1:2 with lines lw 2 title '({sc}) {SCENARIOS[sc]}'"
+             for i, sc in enumerate(found)]
+    what = ("Host total (3 guests' RAM held + host cache of the one image)" if total else
+            "Host memory held by the guest (RSS of guest RAM in QEMU)")
     script = "\n".join([
-        "set terminal pngcairo size 1000,560 noenhanced" if has_cairo() else
-        "set terminal png size 1000,560 noenhanced",
+        "set terminal pngcairo size 1100,640 noenhanced" if has_cairo() else
+        "set terminal png size 1100,640 noenhanced",
         f"set output '{png}'",
-        f"set title 'Host memory held by the guest (RSS of guest RAM in QEMU), workload {workload.upper()}'",
+        f"set title '{what}, workload {workload.upper()}'",
         "set xlabel 'seconds since QEMU start'",
         "set ylabel 'MiB'",
-        "set key outside bottom center horizontal maxrows 3",
+        "set key outside bottom center horizontal maxrows 5",
         "set grid",
         "plot " + ", \\\n  ".join(plots),
     ])
@@ -191,9 +346,11 @@ def cmd_check(results_dir):
         else:
             failed += 1
 
-    found = runs(results_dir, "w1")
+    found = {sc: figs[0] for sc, figs in runs(results_dir, "w1").items()}
     for sc in "ade":
         check(sc in found, f"({sc}) W1 ran to its end marker")
+    for sc, fig in found.items():
+        check(fig["nproc"] == ["2"], f"({sc}) guest saw 2 vCPUs: nproc={fig['nproc']}")
     if "a" in found:
         a = found["a"]
         mem_mib = int(a["results"].get("mem_total_kb", "0")) / 1024.0
@@ -207,18 +364,16 @@ def cmd_check(results_dir):
                       f"({sc}) holds <= 50% of (a)'s host memory at the end of W1: "
                       f"{fig['end_ram']:.0f} MiB vs {a['end_ram']:.0f} MiB")
     for sc, fig in found.items():
-        r = fig["results"]
-        total = int(r.get("maphold_total_pages", "0"))
-        check(total > 0 and int(r.get("maphold_resident_pages", "-1")) == total and
-              int(r.get("maphold_min_resident", "-1")) == total,
-              f"({sc}) mapped file stayed resident: {r.get('maphold_resident_pages')}"
-              f"/{total} at the end, min {r.get('maphold_min_resident')}")
+        mn, res, total = fig["mapped"][0]
+        check(total > 0 and res == total and mn == total,
+              f"({sc}) mapped file stayed resident: {res}/{total} at the end, min {mn}")
     if "e" in found:
         r = found["e"]["results"]
         check(r.get("unmapped_page_control") == "1",
               f"(e) guest booted with the control on: vm.unmapped_page_control={r.get('unmapped_page_control')}")
-        check(int(r.get("pgsteal_unmapped", "0")) > 0,
-              f"(e) the series reclaimed: pgsteal_unmapped={r.get('pgsteal_unmapped', 'absent')}")
+        steal = delta(r, "pgsteal_unmapped")
+        check(bool(steal and steal > 0),
+              f"(e) the series reclaimed during the run: pgsteal_unmapped delta={steal}")
     if "a" in found:
         r = found["a"]["results"]
         check(r.get("unmapped_page_control") in ("0", "absent"),
@@ -230,6 +385,9 @@ def cmd_check(results_dir):
 def main(argv):
     if len(argv) >= 3 and argv[0] == "table":
         cmd_table(argv[1], argv[2])
+        return 0
+    if len(argv) >= 2 and argv[0] == "headline":
+        cmd_headline(argv[1])
         return 0
     if len(argv) >= 4 and argv[0] == "plot":
         cmd_plot(argv[1], argv[2], argv[3])

@@ -2,12 +2,18 @@
 # /init of the QEMU benchmark guest (bench/host/).  Runs one scenario and one
 # workload, chosen on the kernel command line, then powers the guest off:
 #
-#   upcc.scenario=a|b|c|d|e|f  upcc.workload=w1|w2  upcc.idle=SECONDS
+#   upcc.scenario=a..i  upcc.workload=w1|w2|w3  upcc.idle=SECONDS
+#   upcc.io=SECONDS (W2/W3 I/O phase, default 60)  upcc.rate=MIB_PER_S (32)
 #
+# (W4 is three guests each running W1; the host starts them.)
 # ttyS0 carries the kernel log; ttyS1 carries only machine-readable lines
 # for the host: the guest sampler's TSV rows (every 500 ms), "M phase"
 # markers and "R key value" results.  The host timestamps every line as it
 # arrives, so host memory and guest phases share one clock.
+#
+# Counters are snapshotted ("R LABEL_key value") at the start of the I/O
+# phase (start), at its end (io_end) and at the end of the idle phase (end);
+# the host computes the deltas.
 /bin/busybox --install -s /bin
 export PATH=/bin
 mount -t proc proc /proc
@@ -16,12 +22,20 @@ mount -t devtmpfs dev /dev 2>/dev/null
 mkdir -p /sys/fs/cgroup /data /tmp /run
 mount -t cgroup2 none /sys/fs/cgroup || echo "guest-init: no cgroup2"
 mount -t tmpfs tmp /tmp
+mount -t tmpfs run /run
 
 param() { sed -n "s/.*upcc\.$1=\([^ ]*\).*/\1/p" /proc/cmdline; }
 scenario=$(param scenario)
 workload=$(param workload)
 idle=$(param idle)
+io_s=$(param io)
+io_s=${io_s:-60}
+rate=$(param rate)
+rate=${rate:-32}
 out=/dev/ttyS1
+actions_log=/tmp/actions.log
+: >$actions_log
+control=
 stty -F $out raw -echo 2>/dev/null
 
 mark() { echo "M $*" >$out; }
@@ -37,16 +51,61 @@ fail() {
 	finish
 }
 
+# utime + stime (+ cutime + cstime: a shell control's awk and echo children)
+# of PID in clock ticks (USER_HZ = 100); fields after the ")" of comm.
+pid_ticks() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $12 + $13 + $14 + $15 }'; }
+comm_ticks() {
+	total=0
+	for d in /proc/[0-9]*; do
+		case "$(cat "$d/comm" 2>/dev/null)" in
+		$1*) total=$((total + $(pid_ticks "${d#/proc/}"))) ;;
+		esac
+	done
+	echo $total
+}
+control_ticks() {
+	case $scenario in
+	b | c | d | h) [ -n "$control" ] && pid_ticks "$control" || echo 0 ;;
+	e) comm_ticks kswapd ;;	# the series reclaims in kswapd
+	i) comm_ticks kdamond ;;
+	*) echo 0 ;;
+	esac
+}
+# What the control did so far, in its own unit: drops (b), reclaim steps
+# (c, h), upcd actions (d), kswapd wake-ups for unmapped cache (e), DAMOS
+# regions paged out (i).
+actions() {
+	case $scenario in
+	b | c | h) grep -c -E '^(drop|reclaim)' $actions_log ;;
+	d) tr ',' '\n' </run/upcc/state.json 2>/dev/null |
+		sed -n 's/^"actions_total":\([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s + 0 }' ;;
+	e) awk '$1 == "kswapd_unmapped_wake" { v = $2 } END { print v + 0 }' /proc/vmstat ;;
+	i) sh /bin/damos-pageout.sh stats | awk '{ print $2 }' ;;
+	*) echo 0 ;;
+	esac
+}
+snap() {
+	{
+		awk -v l="$1" '$1 == "workingset_refault_file" || $1 == "workingset_activate_file" ||
+			$1 ~ /unmapped/ { print "R " l "_" $1, $2 }' /proc/vmstat
+		echo "R $1_kswapd_ticks $(comm_ticks kswapd)"
+		echo "R $1_control_ticks $(control_ticks)"
+		echo "R $1_actions $(actions)"
+		echo "R $1_psi_some $(head -n 1 /proc/pressure/memory 2>/dev/null | tr ' ' ,)"
+	} >$out
+}
+
 case $scenario in
 f) mount -t ext4 -o ro,noatime,dax /dev/pmem0 /data || fail "mount pmem dax" ;;
 *) mount -t ext4 -o ro,noatime /dev/vda /data || fail "mount vda" ;;
 esac
 result kernel "$(uname -r)"
 result cmdline "$(cat /proc/cmdline)"
+result nproc "$(nproc)"
 result unmapped_page_control "$(cat /proc/sys/vm/unmapped_page_control 2>/dev/null || echo absent)"
 # Everything below runs in one child memory cgroup, in every scenario: this
 # guest's root cgroup shows no memory.* files (so no root memory.reclaim),
-# and scenario (c) needs a cgroup to reclaim from.
+# and scenarios (c) and (h) need a cgroup to reclaim from.
 echo +memory >/sys/fs/cgroup/cgroup.subtree_control
 mkdir -p /sys/fs/cgroup/work
 echo $$ >/sys/fs/cgroup/work/cgroup.procs || fail "cannot enter /sys/fs/cgroup/work"
@@ -65,9 +124,18 @@ result maphold_ready_pages "$(awk '/^ready/{print $2}' /tmp/maphold.out)"
 
 # The scenario's control, started before the workload and left running.
 case $scenario in
-a | e | f) ;;
-b) workload dropper 10000 >/tmp/dropper.out & control=$! ;;
-c) sh /bin/gradual-reclaim.sh & control=$! ;;
+a | e | f | g) ;;
+b)
+	# drop_caches every 10 s (what `workload dropper 10000` does), one
+	# line per drop so that the run counts them
+	while :; do
+		echo 1 >/proc/sys/vm/drop_caches
+		echo drop >>$actions_log
+		sleep 10
+	done &
+	control=$!
+	;;
+c) sh /bin/gradual-reclaim.sh $actions_log & control=$! ;;
 d)
 	[ -x /bin/upcd ] || fail "upcd not in the initramfs"
 	# upcd with its defaults: the system scope, whose fadvise inventory
@@ -78,29 +146,50 @@ d)
 	upcd $upcd_args >/tmp/upcd.out 2>&1 &
 	control=$!
 	;;
+h)
+	psi-agent /sys/fs/cgroup/work $actions_log 2>/tmp/agent.err &
+	control=$!
+	usleep 300000
+	kill -0 $control 2>/dev/null || fail "psi-agent: $(cat /tmp/agent.err)"
+	;;
+i) sh /bin/damos-pageout.sh start >/tmp/damos.out 2>&1 || fail "damos: $(cat /tmp/damos.out)" ;;
 *) fail "unknown scenario '$scenario'" ;;
 esac
 
 case $workload in
 w1)
+	snap start
 	mark scan_start
 	workload stream /data/scan >/tmp/stream.out || fail "stream"
 	mark scan_end
+	snap io_end
 	result scan_mib_per_s "$(awk '/^mib_per_s/{print $2}' /tmp/stream.out)"
 	sleep "$idle"
 	mark idle_end
 	;;
-w2)
+w2 | w3)
+	# W2: the hot set is 10% of RAM, W3: 25%; re-read with 0.2 s pauses
+	# while the scan files stream past at $rate MiB/s for $io_s seconds
+	# (looping over them as often as needed).
+	hot=/data/hot
+	[ $workload = w3 ] && hot=/data/hot25
 	# One warm-up pass so that every scenario starts with the hot set cached.
-	workload hotset /data/hot --passes 1 >/tmp/warm.out || fail "hotset warm-up"
+	workload hotset $hot --passes 1 >/tmp/warm.out || fail "hotset warm-up"
+	snap start
 	mark stream_start
-	workload hotset /data/hot --passes 1000000 >/tmp/hot.out &
-	hot=$!
-	workload stream /data/scan >/tmp/stream.out || fail "stream"
-	kill $hot
-	wait $hot
+	workload hotset $hot --passes 1000000 --pause-ms 200 >/tmp/hot.out &
+	hotpid=$!
+	workload stream /data/scan --loop --rate "$rate" >/tmp/stream.out &
+	stream=$!
+	sleep "$io_s"
+	kill $stream
+	wait $stream
+	kill $hotpid
+	wait $hotpid
 	mark stream_end
+	snap io_end
 	result scan_mib_per_s "$(awk '/^mib_per_s/{print $2}' /tmp/stream.out)"
+	result stream_mib "$(awk '/^bytes/{printf "%.0f", $2 / 1048576}' /tmp/stream.out)"
 	awk '/^pass/{n++; ms += $3} END{if (n) printf "R hot_passes %d\nR hot_pass_ms %.1f\n", n, ms / n}' \
 		/tmp/hot.out >$out
 	result hot_hit_ratio "$(awk '/^hit_ratio/{print $2}' /tmp/hot.out)"
@@ -109,6 +198,7 @@ w2)
 	;;
 *) fail "unknown workload '$workload'" ;;
 esac
+snap end
 
 # What the mapped file kept, by the mapping's own mincore() checks.
 kill -USR1 $maphold
@@ -116,17 +206,20 @@ usleep 300000
 result maphold_resident_pages "$(awk '/^resident/{v=$2} END{print v}' /tmp/maphold.out)"
 result maphold_total_pages "$(awk '/^pages/{v=$2} END{print v}' /tmp/maphold.out)"
 result maphold_min_resident "$(awk '/^min_resident/{v=$2} END{print v}' /tmp/maphold.out)"
-[ -n "$control" ] && kill "$control" 2>/dev/null
 awk '/^(Cached|Mapped|MemFree):/{printf "R guest_%s_kb %s\n", $1, $2}' /proc/meminfo |
 	tr -d : >$out
 # Free blocks per order: free page reporting only hands over blocks of
 # pageblock order (2 MiB) and up, so this shows what it could not report.
 sed 's/^/R buddyinfo /' /proc/buddyinfo >$out
-grep -E '^(kswapd_unmapped_wake|pgscan_unmapped|pgsteal_unmapped) ' /proc/vmstat |
-	sed 's/^/R /' >$out
-if [ "$scenario" = d ]; then
+result compactions "$(grep -c '^compact' $actions_log)"
+case $scenario in
+d)
 	tail -n 5 /tmp/upcd.out | sed 's/^/R upcd_log /' >$out
 	upcc status 2>&1 | sed 's/^/R upcc_status /' >$out
-fi
+	;;
+h) grep -c '^backoff' $actions_log | sed 's/^/R agent_backoffs /' >$out ;;
+i) sh /bin/damos-pageout.sh stats | sed 's/^/R damos /' >$out ;;
+esac
+[ -n "$control" ] && kill "$control" 2>/dev/null
 kill $sampler
 finish

@@ -35,6 +35,10 @@ for tool in upcd upcc; do
 done
 install -m 0755 bench/host/guest-init.sh "$root/init"
 install -m 0755 bench/host/gradual-reclaim.sh "$root/bin/gradual-reclaim.sh"
+install -m 0755 bench/host/damos-pageout.sh "$root/bin/damos-pageout.sh"
+agent=$top/build/bench-host/psi-agent
+[ -x "$agent" ] && is_static "$agent" || die "$agent missing or not static (make bench-host-deps)"
+cp "$agent" "$root/bin/psi-agent"
 (cd "$root" && find . | cpio -o -H newc --quiet --owner=0:0 | gzip -1) >"$out.tmp"
 mv "$out.tmp" "$out"
 echo "mkinitramfs: $out ($(du -k "$out" | cut -f1) KiB)"
