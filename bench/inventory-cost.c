@@ -20,6 +20,7 @@
 #include <sys/resource.h>
 
 #include "clock.h"
+#include "hooks.h"
 #include "inventory.h"
 #include "walk.h"
 
@@ -122,6 +123,9 @@ static int bench_mounts(unsigned long loads, const char *path)
 int main(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "";
+
+	/* A benchmark, not the daemon: it may take its hook from the environment. */
+	upcc_hooks.no_fanotify = getenv("UPCC_NO_FANOTIFY") != NULL;
 
 	if (strcmp(what, "walk") == 0 && argc >= 3 && count_arg(argc, argv, 3, 1))
 		return bench_walk(argv[2], count_arg(argc, argv, 3, 1));

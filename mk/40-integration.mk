@@ -13,8 +13,28 @@ $(BUILD)/integration/inventory-probe: tests/integration/inventory-probe.c $(BUIL
 	@mkdir -p $(@D)
 	$(CC) $(USR_CFLAGS) -Isrc -o $@ $^
 
+# The integration suite's upcd (tests/integration/hooked_main.c): upcd's own
+# main, renamed, behind one that takes the mount-table hooks from the
+# environment.  Never installed; the installed upcd reads no test hook.
+define integration_hooked
+$(1)/integration/upcd_main.o: src/upcd.c
+	@mkdir -p $$(@D)
+	$$(CC) $$(USR_CFLAGS) $(2) -Dmain=upcd_main -MMD -MP -c -o $$@ $$<
+
+$(1)/integration/hooked_main.o: tests/integration/hooked_main.c src/hooks.h
+	@mkdir -p $$(@D)
+	$$(CC) $$(USR_CFLAGS) $(2) -Isrc -c -o $$@ $$<
+
+$(1)/integration/upcd-hooked: $(1)/integration/hooked_main.o $(1)/integration/upcd_main.o $(1)/libupcc.a
+	$$(CC) $$(USR_CFLAGS) $(2) $$(LDFLAGS) -o $$@ $$^ $$(USR_LIBS)
+endef
+
+$(eval $(call integration_hooked,$(BUILD),))
+$(eval $(call integration_hooked,$(BUILD)/asan,$(USR_ASAN_FLAGS)))
+
 # Once with the plain programs, once with the ASan/UBSan builds.
 integration: $(BUILD)/upcd $(BUILD)/upcc $(BUILD)/asan/upcd $(BUILD)/asan/upcc \
+		$(BUILD)/integration/upcd-hooked $(BUILD)/asan/integration/upcd-hooked \
 		$(BUILD)/integration/probe $(BUILD)/integration/inventory-probe
 	PROBE=$(BUILD)/integration/probe INVENTORY_PROBE=$(BUILD)/integration/inventory-probe \
 		tests/integration/run.sh $(BUILD) $(BUILD)/asan

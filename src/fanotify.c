@@ -7,6 +7,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE	/* open_by_handle_at, struct file_handle */
 #endif
+#include "hooks.h"
 #include "inventory.h"
 
 #include <errno.h>
@@ -114,8 +115,8 @@ void upcc_fanotify_start(struct upcc_inventory *inv)
 	bool any = false;
 
 	inv->fan.need_walk = true;
-	if (getenv("UPCC_NO_FANOTIFY")) {
-		snprintf(inv->fan.why, sizeof(inv->fan.why), "disabled by UPCC_NO_FANOTIFY");
+	if (upcc_hooks.no_fanotify) {
+		snprintf(inv->fan.why, sizeof(inv->fan.why), "disabled by a test hook");
 		return;
 	}
 	for (size_t i = 0; i < inv->nr_roots; i++) {

@@ -4,8 +4,10 @@
  *
  * One structure, empty (all NULL) in upcd and upcc: nothing here is read
  * from the environment or a flag.  The cmocka suites set its fields
- * directly, so a root daemon can never be pointed at a fake /sys or told
- * it runs another kernel.
+ * directly, and the integration suite runs a test-only build of upcd
+ * (tests/integration/hooked_main.c) that fills two of them from its
+ * environment, so an installed root daemon can never be pointed at a fake
+ * /sys or mount table, or told it runs another kernel.
  */
 #ifndef UPCC_HOOKS_H
 #define UPCC_HOOKS_H
@@ -17,6 +19,8 @@ struct upcc_hooks {
 	const char *kernel_release;	/* instead of uname's */
 	const char *proc_root;		/* prefix of /proc for maps and meminfo */
 	const char *residency;		/* "mincore" or "cachestat": force the method */
+	const char *mountinfo;		/* instead of /proc/self/mountinfo */
+	int no_fanotify;		/* learn by walks only, never mark a filesystem */
 };
 
 extern struct upcc_hooks upcc_hooks;

@@ -236,7 +236,7 @@ static int sync_mount_roots(struct upcc_inventory *inv)
 			continue;
 		inv->mounts_joined++;
 		inv->fan.need_walk = true;
-		if (!getenv("UPCC_NO_FANOTIFY"))
+		if (!upcc_hooks.no_fanotify)
 			upcc_fanotify_mark_root(inv, &inv->roots[inv->nr_roots - 1]);
 		upcc_text_append(inv->roots_changed, sizeof(inv->roots_changed), "%smounted %s (%s)",
 				 *inv->roots_changed ? "; " : "", inv->roots[inv->nr_roots - 1].path,

@@ -131,7 +131,7 @@ struct upcc_inventory {
 };
 
 /* 0 or -errno.  @capacity 0 = default.  Tries fanotify learning unless
- * $UPCC_NO_FANOTIFY is set (then, or if the kernel or privileges do not
+ * upcc_hooks.no_fanotify is set (then, or if the kernel or privileges do not
  * allow it, every refresh walks).
  */
 int upcc_inventory_init(struct upcc_inventory *inv, const char *root, bool cross_mounts,
@@ -185,7 +185,7 @@ int upcc_path_sample(struct upcc_scope *scope, struct upcc_sample *sample);
 int upcc_inventory_sample(const struct upcc_inventory *inv, struct upcc_sample *sample);
 
 /* fanotify.c, for inventory.c: mark every root's filesystem (unless
- * $UPCC_NO_FANOTIFY), mark one root joined later, read the queued events.
+ * upcc_hooks.no_fanotify), mark one root joined later, read the queued events.
  */
 void upcc_fanotify_start(struct upcc_inventory *inv);
 void upcc_fanotify_mark_root(struct upcc_inventory *inv, struct upcc_inventory_root *r);

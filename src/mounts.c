@@ -6,6 +6,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE	/* getline, makedev */
 #endif
+#include "hooks.h"
 #include "mounts.h"
 
 #include <errno.h>
@@ -215,7 +216,6 @@ static void keep_reachable(struct upcc_mount_list *list)
 
 int upcc_mounts_load(struct upcc_mount_list *list, const char *path)
 {
-	const char *env = getenv("UPCC_MOUNTINFO");
 	char *line = NULL;
 	size_t line_len = 0;
 	FILE *f;
@@ -223,7 +223,7 @@ int upcc_mounts_load(struct upcc_mount_list *list, const char *path)
 
 	memset(list, 0, sizeof(*list));
 	if (!path)
-		path = env && *env ? env : "/proc/self/mountinfo";
+		path = upcc_hooks.mountinfo ? upcc_hooks.mountinfo : "/proc/self/mountinfo";
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;

@@ -41,7 +41,7 @@ bool upcc_mount_is_local_disk(const char *fstype, const char *source);
 int upcc_mounts_parse(struct upcc_mount_list *list, const char *text);
 
 /*
- * Read @path (NULL: $UPCC_MOUNTINFO, a test fixture, else
+ * Read @path (NULL: upcc_hooks.mountinfo, a test fixture, else
  * /proc/self/mountinfo) and keep the local disk mounts whose mount point
  * is reachable here: stat()s to the listed device (not covered by a later
  * mount) and statfs() is not pseudo.  0 or -errno.

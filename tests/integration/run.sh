@@ -35,6 +35,8 @@ if [ $# -gt 1 ]; then
 fi
 BUILD=${1:-build}
 UPCD=$BUILD/upcd
+# upcd with the mount-table hooks (hooked_main.c), for the system scope only.
+UPCD_HOOKED=$BUILD/integration/upcd-hooked
 UPCC=$BUILD/upcc
 PROBE=${PROBE:-build/integration/probe}
 INVENTORY_PROBE=${INVENTORY_PROBE:-build/integration/inventory-probe}
@@ -309,7 +311,10 @@ check "bad arguments changed nothing ($(kept_of "$mnt/data/f2") pages of f2 kept
 
 # ---- the system scope walks the local disk mounts ---------------------------
 # The system scope's inventory is every local disk-backed mount, read from
-# mountinfo.  UPCC_MOUNTINFO points it at a fixture naming only this suite's
+# mountinfo.  The installed upcd takes no test hook from its environment:
+check "upcd reads no test hook from its environment" \
+	bash -c "! grep -qa -e UPCC_MOUNTINFO -e UPCC_NO_FANOTIFY '$UPCD'"
+# upcd-hooked, the suite's own build, does: UPCC_MOUNTINFO points it at a fixture naming only this suite's
 # loop mount (twice, as a bind would show it, and its data/ subtree), beside
 # an initramfs root and pseudo filesystems: nothing else can be touched.
 # The host's whole page cache is over the 1 MiB target, so upcd drops every
@@ -327,7 +332,7 @@ loop_dev=$(stat -c '%Hd:%Ld' "$mnt")
 for f in "${clean_files[@]}"; do cat "$f" >/dev/null; done
 cat "$outside/secret" >/dev/null
 read -r clean_before _ <<<"$("$PROBE" sum "${clean_files[@]}")"
-UPCC_MOUNTINFO="$work/mountinfo" timeout 60 "$UPCD" --once --backend=fadvise --scope=system \
+UPCC_MOUNTINFO="$work/mountinfo" timeout 60 "$UPCD_HOOKED" --once --backend=fadvise --scope=system \
 	--target=1M --trigger=2M --state "$work/state3.json" >"$work/upcd3.log" 2>&1
 rc=$?
 read -r clean_after _ <<<"$("$PROBE" sum "${clean_files[@]}")"
@@ -361,7 +366,7 @@ wait_log() {	# wait_log FILE FIXED-STRING: up to 15 s
 head -n 3 "$work/mountinfo" >"$work/mountinfo-live"
 for f in "${clean_files[@]}"; do cat "$f" >/dev/null; done
 read -r live_start _ <<<"$("$PROBE" sum "${clean_files[@]}")"
-UPCC_MOUNTINFO="$work/mountinfo-live" "$UPCD" --backend=fadvise --scope=system \
+UPCC_MOUNTINFO="$work/mountinfo-live" "$UPCD_HOOKED" --backend=fadvise --scope=system \
 	--target=1M --trigger=2M --interval=200ms --state "$work/state5.json" \
 	>"$work/upcd5.log" 2>&1 &
 daemon=$!
@@ -404,7 +409,7 @@ sed -n '/inventory: /s/^/     upcd: /p' "$work/upcd5.log" | head -4
 head -n 3 "$work/mountinfo" >"$work/mountinfo-none"
 cat "$mnt/data/f1" >/dev/null
 before_none=$(kept_of "$mnt/data/f1")
-UPCC_MOUNTINFO="$work/mountinfo-none" timeout 60 "$UPCD" --once --backend=fadvise \
+UPCC_MOUNTINFO="$work/mountinfo-none" timeout 60 "$UPCD_HOOKED" --once --backend=fadvise \
 	--scope=system --target=1M --trigger=2M --state "$work/state4.json" >"$work/upcd4.log" 2>&1
 rc=$?
 check "system scope without a disk mount starts (rc=$rc: 0 or 3, not a refusal)" \

@@ -91,7 +91,7 @@ static int setup(void **state)
 	 * watch every other job's files: fanotify learning is tested on the
 	 * integration suite's own loop filesystem instead.
 	 */
-	setenv("UPCC_NO_FANOTIFY", "1", 1);
+	upcc_hooks.no_fanotify = 1;
 	upcc_hooks.backend_log = log_path;
 	return 0;
 }
@@ -485,7 +485,7 @@ static void test_fadvise_real(void **state)
 /* Write a mountinfo fixture naming each of @dirs (on its real device) as an
  * ext4 mount, beside an initramfs root and pseudo filesystems; or, with no
  * dirs, only those.  Each is a different directory of the filesystem (root
- * /mN), as bind mounts of one disk are.  UPCC_MOUNTINFO then points the
+ * /mN), as bind mounts of one disk are.  upcc_hooks.mountinfo then points the
  * system scope at it.
  */
 static void fixture_mountinfo_of(const char *const *dirs, size_t nr_dirs)
@@ -507,9 +507,9 @@ static void fixture_mountinfo_of(const char *const *dirs, size_t nr_dirs)
 	}
 	snprintf(fixture, sizeof(fixture), "%s/mountinfo", root);
 	assert_int_equal(ua_write_file(fixture, text), 0);
-	setenv("UPCC_MOUNTINFO", fixture, 1);
+	upcc_hooks.mountinfo = fixture;
 	/* No filesystem-wide mark on the host's build filesystem. */
-	setenv("UPCC_NO_FANOTIFY", "1", 1);
+	upcc_hooks.no_fanotify = 1;
 }
 
 static void fixture_mountinfo(const char *dir)
@@ -568,8 +568,8 @@ static void test_fadvise_sample_path(void **state)
 	assert_int_equal(backend.ops->init(&backend, &scope), 0);
 	assert_int_equal(backend.ops->sample(&backend, &scope, &from_inventory), -EOPNOTSUPP);
 	backend.ops->fini(&backend);
-	unsetenv("UPCC_MOUNTINFO");
-	unsetenv("UPCC_NO_FANOTIFY");
+	upcc_hooks.mountinfo = NULL;
+	upcc_hooks.no_fanotify = 0;
 }
 
 /* The system scope on an initramfs root with no disk: it starts, says why
@@ -590,8 +590,8 @@ static void test_fadvise_system_no_disk(void **state)
 	assert_int_equal(result.reclaimed_pages, 0);
 	assert_int_equal(result.scanned_items, 0);
 	backend.ops->fini(&backend);
-	unsetenv("UPCC_MOUNTINFO");
-	unsetenv("UPCC_NO_FANOTIFY");
+	upcc_hooks.mountinfo = NULL;
+	upcc_hooks.no_fanotify = 0;
 }
 
 /* ... and with a disk (the test's own directory): its files are the
@@ -615,8 +615,8 @@ static void test_fadvise_system_disk(void **state)
 	assert_non_null(strstr(backend.why, "; 1 local disk filesystem: "));
 	assert_non_null(strstr(backend.why, " (ext4)"));
 	if (upcc_residency_method() != UPCC_RESIDENCY_CACHESTAT || ua_under_valgrind()) {
-		unsetenv("UPCC_MOUNTINFO");
-		unsetenv("UPCC_NO_FANOTIFY");
+		upcc_hooks.mountinfo = NULL;
+		upcc_hooks.no_fanotify = 0;
 		skip();		/* under mincore a just-written file is left alone */
 	}
 	snprintf(path, sizeof(path), "%s/file", dir);
@@ -632,8 +632,8 @@ static void test_fadvise_system_disk(void **state)
 	assert_in_range(res.cached_pages, 128 - result.reclaimed_pages - HOST_RECLAIM_SLACK,
 			128 - result.reclaimed_pages);
 	backend.ops->fini(&backend);
-	unsetenv("UPCC_MOUNTINFO");
-	unsetenv("UPCC_NO_FANOTIFY");
+	upcc_hooks.mountinfo = NULL;
+	upcc_hooks.no_fanotify = 0;
 }
 
 /* Deep mount points (CI checks out under long paths): `why` names the first
@@ -678,8 +678,8 @@ static void test_fadvise_system_long_paths(void **state)
 	}
 	assert_int_equal(nr_lines, NR_MOUNTS);
 	backend.ops->fini(&backend);
-	unsetenv("UPCC_MOUNTINFO");
-	unsetenv("UPCC_NO_FANOTIFY");
+	upcc_hooks.mountinfo = NULL;
+	upcc_hooks.no_fanotify = 0;
 }
 
 int main(void)

@@ -4,6 +4,7 @@
  * bad usage (nothing done), JSON escaping of hostile file names, and evict
  * on real files.
  */
+#include "hooks.h"
 #include "ua_helpers.h"
 
 #include <setjmp.h>
@@ -21,7 +22,7 @@ static char out_path[PATH_MAX + 16];
 static int setup(void **state)
 {
 	(void)state;
-	setenv("UPCC_NO_FANOTIFY", "1", 1);
+	upcc_hooks.no_fanotify = 1;
 	if (!ua_mkdtemp(tree, sizeof(tree)))
 		return -1;
 	snprintf(out_path, sizeof(out_path), "%s.out", tree);

@@ -28,7 +28,7 @@ static int setup(void **state)
 	 * watch every other job's files: fanotify learning is tested on the
 	 * integration suite's own loop filesystem instead.
 	 */
-	setenv("UPCC_NO_FANOTIFY", "1", 1);
+	upcc_hooks.no_fanotify = 1;
 	upcc_hooks.proc_root = NULL;
 	return ua_mkdtemp(tree, sizeof(tree)) ? 0 : -1;
 }
@@ -394,7 +394,7 @@ static void test_mounts_inventory(void **state)
 
 /* Write a mountinfo fixture listing the test's directories @dirs as ext4
  * mounts (each its own subtree, as bind mounts are) and point
- * UPCC_MOUNTINFO at it.
+ * upcc_hooks.mountinfo at it.
  */
 static void fixture_mount_table(const char *const *dirs, size_t nr_dirs)
 {
@@ -413,7 +413,7 @@ static void fixture_mount_table(const char *const *dirs, size_t nr_dirs)
 	}
 	snprintf(fixture, sizeof(fixture), "%s/mountinfo", tree);
 	assert_int_equal(ua_write_file(fixture, text), 0);
-	setenv("UPCC_MOUNTINFO", fixture, 1);
+	upcc_hooks.mountinfo = fixture;
 }
 
 /* A disk mounted after start joins at the next full walk, one unmounted
@@ -458,12 +458,12 @@ static void test_mounts_follow_table(void **state)
 
 	assert_int_equal(upcc_inventory_refresh(&inv), 0);	/* no change, no news */
 	assert_string_equal(inv.roots_changed, "");
-	setenv("UPCC_MOUNTINFO", "/nonexistent/mountinfo", 1);
+	upcc_hooks.mountinfo = "/nonexistent/mountinfo";
 	assert_int_equal(upcc_inventory_refresh(&inv), 0);
 	assert_int_equal(inv.nr_roots, 1);
 	assert_int_equal(inv.count, 1);
 	upcc_inventory_fini(&inv);
-	unsetenv("UPCC_MOUNTINFO");
+	upcc_hooks.mountinfo = NULL;
 }
 
 /* Issue 12: a file with nine more hard links is one file's cache, in the

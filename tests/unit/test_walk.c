@@ -2,6 +2,7 @@
 /*
  * test_walk.c - the safe walker: what it visits, what it never opens.
  */
+#include "hooks.h"
 #include "ua_helpers.h"
 
 #include <setjmp.h>
@@ -324,9 +325,9 @@ static void test_mounts_load_fixture(void **state)
 	assert_int_equal(list.skipped, 3);	/* missing, wrong device, proc */
 	upcc_mounts_free(&list);
 
-	setenv("UPCC_MOUNTINFO", fixture, 1);
+	upcc_hooks.mountinfo = fixture;
 	assert_int_equal(upcc_mounts_load(&list, NULL), 0);
-	unsetenv("UPCC_MOUNTINFO");
+	upcc_hooks.mountinfo = NULL;
 	assert_int_equal(list.count, 2);
 	upcc_mounts_free(&list);
 	snprintf(fixture, sizeof(fixture), "%s/no-such-mountinfo", outside);

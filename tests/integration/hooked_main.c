@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hooked_main.c - the integration suite's upcd: the real program, with
+ * two test hooks taken from its environment.
+ *
+ * The system scope walks every mounted filesystem, and a test on the
+ * build machine may touch only what it made.  This build of upcd (never
+ * installed; see mk/40-integration.mk) reads UPCC_MOUNTINFO, a mount table
+ * naming only the suite's loop filesystem, and UPCC_NO_FANOTIFY before it
+ * hands over to upcd's own main.  The installed upcd reads neither.
+ */
+#include <stdlib.h>
+
+#include "hooks.h"
+
+int upcd_main(int argc, char **argv);
+
+int main(int argc, char **argv)
+{
+	const char *mountinfo = getenv("UPCC_MOUNTINFO");
+
+	if (mountinfo && *mountinfo)
+		upcc_hooks.mountinfo = mountinfo;
+	upcc_hooks.no_fanotify = getenv("UPCC_NO_FANOTIFY") != NULL;
+	return upcd_main(argc, argv);
+}
