@@ -224,6 +224,20 @@ static int fadvise_sample(struct upcc_backend *backend, struct upcc_scope *scope
 	return upcc_inventory_sample(&state->inv, sample);
 }
 
+/*
+ * A path scope's sample is its inventory's walk; the system scope is
+ * measured from /proc/meminfo, so what its walks left out (too deep, raced,
+ * unreadable) is known only here.  Put it in the scope's sample, where upcd
+ * logs it as it does a path scope's, rather than leave those files out
+ * without a word.
+ */
+static void note_walk_skips(const struct upcc_inventory *inv, struct upcc_sample *sample)
+{
+	sample->skipped_depth = inv->last.walk.skipped_depth;
+	sample->skipped_raced = inv->last.walk.skipped_raced;
+	sample->walk_errors = inv->last.walk.errors;
+}
+
 static int fadvise_reclaim(struct upcc_backend *backend, struct upcc_scope *scope,
 			   uint64_t nr_pages, struct upcc_action_result *result)
 {
@@ -234,7 +248,6 @@ static int fadvise_reclaim(struct upcc_backend *backend, struct upcc_scope *scop
 	size_t count;
 	int err = 0;
 
-	(void)scope;
 	/* A dry run still orders the files: how many it would look at is
 	 * its report (evict_in_order).
 	 */
@@ -247,6 +260,8 @@ static int fadvise_reclaim(struct upcc_backend *backend, struct upcc_scope *scop
 	if (inv->roots_changed[0])
 		upcc_text_append(result->note, sizeof(result->note), "inventory: %s",
 				 inv->roots_changed);
+	if (!err && scope->kind != UPCC_SCOPE_PATH)
+		note_walk_skips(inv, &scope->last);
 	if (!err && inv->count) {
 		order = malloc(inv->count * sizeof(*order));
 		if (!order) {

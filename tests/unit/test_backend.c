@@ -636,6 +636,38 @@ static void test_fadvise_system_disk(void **state)
 	upcc_hooks.no_fanotify = 0;
 }
 
+/* The system scope's walks leave out directories deeper than the walk's
+ * limit; the reclaim says how many in the scope's sample, which upcd logs.
+ */
+static void test_fadvise_system_walk_skips(void **state)
+{
+	char dir[PATH_MAX * 2], path[PATH_MAX * 3];
+	struct upcc_backend backend = { 0 };
+	struct upcc_scope scope = scope_of(UPCC_SCOPE_SYSTEM, NULL);
+	struct upcc_action_result result;
+	size_t used;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/deep", root);
+	assert_int_equal(ua_mkdir_p(dir), 0);
+	fixture_mountinfo(dir);
+	used = (size_t)snprintf(path, sizeof(path), "%s", dir);
+	for (unsigned int i = 0; i < UPCC_WALK_DEFAULT_MAX_DEPTH + 4; i++)
+		used += (size_t)snprintf(path + used, sizeof(path) - used, "/d");
+	assert_true(used < sizeof(path) - 8);
+	assert_int_equal(ua_mkdir_p(path), 0);
+	snprintf(path + used, sizeof(path) - used, "/f");
+	assert_int_equal(ua_cached_file(path, 4, 1), 0);
+	assert_int_equal(upcc_backend_select(&backend, "fadvise", &scope), 0);
+	assert_int_equal(backend.ops->init(&backend, &scope), 0);
+	memset(&scope.last, 0, sizeof(scope.last));
+	assert_int_equal(backend.ops->reclaim(&backend, &scope, 1, &result), 0);
+	assert_true(scope.last.skipped_depth > 0);
+	backend.ops->fini(&backend);
+	upcc_hooks.mountinfo = NULL;
+	upcc_hooks.no_fanotify = 0;
+}
+
 /* Deep mount points (CI checks out under long paths): `why` names the first
  * three whole and counts the rest; detail() gives every root, whole.
  */
@@ -700,6 +732,7 @@ int main(void)
 		cmocka_unit_test_setup(test_fadvise_sample_path, per_test),
 		cmocka_unit_test_setup(test_fadvise_system_no_disk, per_test),
 		cmocka_unit_test_setup(test_fadvise_system_disk, per_test),
+		cmocka_unit_test_setup(test_fadvise_system_walk_skips, per_test),
 		cmocka_unit_test_setup(test_fadvise_system_long_paths, per_test),
 	};
 
