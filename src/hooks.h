@@ -6,7 +6,7 @@
  * from the environment or a flag.  The cmocka suites set its fields
  * directly, and the integration suite runs a test-only build of upcd
  * (tests/integration/hooked_main.c) that fills two of them from its
- * environment, so an installed root daemon can never be pointed at a fake
+ * environment and never compacts, so an installed root daemon can never be pointed at a fake
  * /sys or mount table, or told it runs another kernel.
  */
 #ifndef UPCC_HOOKS_H
@@ -21,6 +21,7 @@ struct upcc_hooks {
 	const char *residency;		/* "mincore" or "cachestat": force the method */
 	const char *mountinfo;		/* instead of /proc/self/mountinfo */
 	int no_fanotify;		/* learn by walks only, never mark a filesystem */
+	int no_compact;			/* never compact, whatever the balloon offers */
 };
 
 extern struct upcc_hooks upcc_hooks;

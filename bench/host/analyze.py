@@ -367,6 +367,10 @@ def cmd_check(results_dir):
         mn, res, total = fig["mapped"][0]
         check(total > 0 and res == total and mn == total,
               f"({sc}) mapped file stayed resident: {res}/{total} at the end, min {mn}")
+    if "d" in found:
+        r = found["d"]["results"]
+        n = int(r.get("upcd_compactions", "0") or 0)
+        check(n >= 1, f"(d) upcd compacted for the reporting balloon: {n} compactions")
     if "e" in found:
         r = found["e"]["results"]
         check(r.get("unmapped_page_control") == "1",

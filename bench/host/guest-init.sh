@@ -215,6 +215,10 @@ result compactions "$(grep -c '^compact' $actions_log)"
 case $scenario in
 d)
 	tail -n 5 /tmp/upcd.out | sed 's/^/R upcd_log /' >$out
+	# Under this balloon (free-page-reporting=on) upcd compacts after
+	# freeing enough, so that what it freed can be reported (compact.h).
+	result upcd_compactions "$(grep -c 'compacted memory for free page reporting' /tmp/upcd.out)"
+	grep -m1 'compaction for free page reporting' /tmp/upcd.out | sed 's/^/R upcd_compact_why /' >$out
 	upcc status 2>&1 | sed 's/^/R upcc_status /' >$out
 	;;
 h) grep -c '^backoff' $actions_log | sed 's/^/R agent_backoffs /' >$out ;;

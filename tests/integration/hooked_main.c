@@ -7,7 +7,9 @@
  * build machine may touch only what it made.  This build of upcd (never
  * installed; see mk/40-integration.mk) reads UPCC_MOUNTINFO, a mount table
  * naming only the suite's loop filesystem, and UPCC_NO_FANOTIFY before it
- * hands over to upcd's own main.  The installed upcd reads neither.
+ * hands over to upcd's own main; it never compacts memory (compact.h), as
+ * the build machine may sit on a balloon that reports free pages.  The
+ * installed upcd reads no hook.
  */
 #include <stdlib.h>
 
@@ -22,5 +24,6 @@ int main(int argc, char **argv)
 	if (mountinfo && *mountinfo)
 		upcc_hooks.mountinfo = mountinfo;
 	upcc_hooks.no_fanotify = getenv("UPCC_NO_FANOTIFY") != NULL;
+	upcc_hooks.no_compact = 1;
 	return upcd_main(argc, argv);
 }
