@@ -54,6 +54,7 @@ struct upcd {
 	size_t nr_runs;
 	uint64_t page_size;
 	bool state_warned, metrics_warned;
+	bool reports_failed;		/* the last round's state or metrics write failed */
 	uint64_t watchdog_usec;		/* WATCHDOG_USEC, 0 without a watchdog */
 	uint64_t last_ping_usec;	/* the last WATCHDOG=1, monotonic */
 };
@@ -222,6 +223,11 @@ static int build_config(const struct upcd_options *options, struct upcc_config *
 		if (!options->metrics)
 			config->metrics_path[0] = '\0';
 	}
+	/* The state file is the running daemon's, read by upcc status: a
+	 * --once run (a process that exits) writes one only where --state says.
+	 */
+	if (!err && options->once && !options->state)
+		config->state_path[0] = '\0';
 	if (err) {
 		upcc_log(LOG_ERR, "%s", error);
 		upcc_config_free(config);
@@ -472,6 +478,7 @@ static void write_reports(struct upcd *upcd)
 	const struct upcc_config *config = &upcd->config;
 	int err;
 
+	upcd->reports_failed = false;
 	if (config->state_path[0]) {
 		ensure_parent(config->state_path);
 		err = upcc_state_write(config->state_path, upcd->runs, upcd->nr_runs,
@@ -480,6 +487,7 @@ static void write_reports(struct upcd *upcd)
 			upcc_log(LOG_WARNING, "cannot write state %s: %s", config->state_path,
 				 strerror(-err));
 		upcd->state_warned = err != 0;
+		upcd->reports_failed |= err != 0;
 	}
 	if (config->metrics_path[0]) {
 		err = upcc_metrics_write(config->metrics_path, upcd->runs, upcd->nr_runs,
@@ -488,6 +496,7 @@ static void write_reports(struct upcd *upcd)
 			upcc_log(LOG_WARNING, "cannot write metrics %s: %s", config->metrics_path,
 				 strerror(-err));
 		upcd->metrics_warned = err != 0;
+		upcd->reports_failed |= err != 0;
 	}
 }
 
@@ -599,7 +608,10 @@ static int run_once(struct upcd *upcd)
 		upcc_log(LOG_NOTICE, "signal: stopping");
 		return UPCC_EXIT_OK;
 	}
-	if (failures)
+	/* --once is run by scripts and timers: a report it could not write
+	 * is a failure they must see, not only a log line.
+	 */
+	if (failures || upcd->reports_failed)
 		return UPCC_EXIT_FAILURE;
 	return missed ? UPCC_EXIT_TARGET_MISSED : UPCC_EXIT_OK;
 }

@@ -50,7 +50,33 @@ state_backend=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[
 check "upcc status shows the daemon's backend ($state_backend)" grep -qE "^system .* $state_backend " "$tmp/out"
 check "upcc status --json exits 0" exit_code_is 0 "$upcc" status --json --state "$tmp/state.json"
 check "upcc status --json is JSON" json_ok "$tmp/out"
-check "upcc without daemon state exits 0" exit_code_is 0 "$upcc" status --state "$tmp/none.json"
+check "upcc status on a --once state exits 0" exit_code_is 0 "$upcc" status --state "$tmp/state.json"
+check "upcc status: the --once process is not running (stale state)" \
+	stdout_has "upcd: not running (stale state $tmp/state.json of pid"
+running_is() { "$upcc" status --json --state "$1" |
+	python3 -c 'import json,sys; sys.exit(json.load(sys.stdin)["daemon"]["running"] != (sys.argv[1] == "true"))' "$2"; }
+check "upcc status --json: a --once state's daemon is not running" running_is "$tmp/state.json" false
+check "upcc status --state MISSING exits 1" exit_code_is 1 "$upcc" status --state "$tmp/none.json"
+check "upcc status --state MISSING says so" stderr_has "cannot read state file $tmp/none.json: no such file"
+check "upcc status --state MISSING prints no table" test ! -s "$tmp/out"
+check "upcc status --bytes exits 0" exit_code_is 0 "$upcc" status --bytes --state "$tmp/state.json"
+check "upcc status has a DIRTY column" grep -qE '^SCOPE +MEMORY +FILE_LRU +MAPPED +UNMAPPED +DIRTY ' "$tmp/out"
+check "upcc status --bytes prints exact bytes" grep -qE '^system +[0-9]+ +[0-9]+ ' "$tmp/out"
+
+# --once writes no state file but the one --state names: not the config's
+# (nor the default /run/upcc/state.json) that upcc status reads as the daemon's.
+mkdir "$tmp/empty"
+printf 'state = %s\n' "$tmp/cfg-state.json" >"$tmp/once.conf"
+check "upcd --once (no --state) exits 0" exit_code_is 0 "$upcd" --once --config "$tmp/once.conf" \
+	--backend=fadvise --scope="path:$tmp/empty"
+check "upcd --once wrote no state file without --state" absent "$tmp/cfg-state.json"
+check "upcd --once --state writes it" exit_code_is 0 "$upcd" --once --config "$tmp/once.conf" \
+	--backend=fadvise --scope="path:$tmp/empty" --state "$tmp/once.json"
+check "upcd --once --state wrote the state" test -s "$tmp/once.json"
+# A report --once could not write fails the run.
+check "upcd --once with an unwritable --metrics exits 1" exit_code_is 1 "$upcd" --once --dry-run \
+	--scope=system --metrics "$tmp/no-such-dir/upcc.prom"
+check "unwritable metrics is logged" stderr_has "cannot write metrics $tmp/no-such-dir/upcc.prom"
 check "upcc unknown command exits 2" exit_code_is 2 "$upcc" frobnicate
 check "upcc status --help exits 0" exit_code_is 0 "$upcc" status --help
 check "upcc no command exits 2" exit_code_is 2 "$upcc"
@@ -68,6 +94,9 @@ scopes_in_state() { [ "$(grep -c '^{"name":' "$tmp/live.json" 2>/dev/null)" -eq 
 check "READY=1 sent" wait_for 10 grep -q ' READY=1$' "$tmp/notify.log"
 check "WATCHDOG=1 sent" wait_for 10 grep -q ' WATCHDOG=1$' "$tmp/notify.log"
 check "state written by the loop" wait_for 10 scopes_in_state 1
+check "upcc status: the live daemon is running" exit_code_is 0 "$upcc" status --state "$tmp/live.json"
+check "upcc status names the live daemon's pid" stdout_has "upcd: running, pid $daemon_pid,"
+check "upcc status --json: the live daemon is running" running_is "$tmp/live.json" true
 printf 'interval = 100ms\n[scope one]\ntype = system\n[scope two]\ntype = system\ntarget = 64M\n' >"$tmp/live.conf"
 kill -HUP "$daemon_pid"
 check "SIGHUP reloads a good config" wait_for 10 scopes_in_state 2

@@ -28,6 +28,7 @@ check "upcd --once --dry-run (defaults)" vg 0 "$upcd" --once --dry-run --state "
 check "upcd --once --dry-run (config, two scopes)" vg 0 "$upcd" --config "$tmp/good.conf" --once --dry-run
 check "upcd refuses a bad config" vg 2 "$upcd" --config "$tmp/bad.conf" --once --dry-run
 check "upcc status (daemon state)" vg 0 "$upcc" status --state "$tmp/s.json"
-check "upcc status --json (no state)" vg 0 "$upcc" status --json --state "$tmp/none.json"
+check "upcc status --json (no state)" vg 0 "$upcc" status --json
+check "upcc status --state MISSING (an error)" vg 1 "$upcc" status --json --state "$tmp/none.json"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
