@@ -10,6 +10,8 @@
 #ifndef UPCC_HOOKS_H
 #define UPCC_HOOKS_H
 
+#include <stdbool.h>
+
 struct upcc_hooks {
 	const char *sysfs_root;		/* prefix of the backends' /sys and /proc paths */
 	const char *measure_root;	/* prefix of the measured /proc and /sys files */
@@ -17,6 +19,7 @@ struct upcc_hooks {
 	const char *kernel_release;	/* instead of uname's */
 	const char *proc_root;		/* prefix of /proc for maps and meminfo */
 	const char *residency;		/* "mincore" or "cachestat": force the method */
+	bool progress_now;		/* upcc files: progress lines from the first file */
 };
 
 extern struct upcc_hooks upcc_hooks;
