@@ -40,7 +40,7 @@ check "dropcache without consent refused" exit_code_is 2 "$upcd" --config "$tmp/
 
 check "upcd --once --dry-run exits 0" exit_code_is 0 "$upcd" --once --dry-run \
 	--state "$tmp/state.json" --metrics "$tmp/upcc.prom" --scope=system
-check "dry run says what it would do" grep -qE "dry run: would ask|idle:" "$tmp/err"
+check "dry run says what it would do" grep -qE "dry run: would have [a-z]+ reclaim|idle:" "$tmp/err"
 check "state file is JSON" json_ok "$tmp/state.json"
 check "metrics file has unmapped gauge" grep -q '^upcc_unmapped_bytes{scope="system"} [0-9]' "$tmp/upcc.prom"
 check "no temporary files left" test "$(ls "$tmp" | grep -c '\.tmp\.')" -eq 0
@@ -124,11 +124,65 @@ sync
 cat "$tmp/tree"/* >/dev/null
 cached_kb() { "$upcc" status --json --state "$tmp/tree.json" |
 	python3 -c 'import json,sys; print(json.load(sys.stdin)["scopes"][0]["unmapped_bytes"] // 1024)'; }
+# Issue 11: a dry run and --check say what would happen to the whole excess
+# (16Mi cached, target 2M), not only to the first step.
+check "--once --dry-run on the tree exits 0" exit_code_is 0 "$upcd" --once --dry-run \
+	--backend=fadvise --scope="path:$tmp/tree" --target=2M
+excess_over_step() { python3 - "$1" <<'PY'
+import re, sys
+units = {"B": 1, "Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30}
+def size(t):
+    m = re.fullmatch(r"([0-9.]+)(B|Ki|Mi|Gi)", t)
+    return float(m.group(1)) * units[m.group(2)]
+m = re.search(r"reclaim ([0-9.]+[KMG]?i?B?), down to the target, in steps of at most ([0-9.]+[KMG]?i?B?)",
+              open(sys.argv[1]).read())
+sys.exit(0 if m and size(m.group(1)) >= 8 << 20 and size(m.group(1)) > size(m.group(2)) else 1)
+PY
+}
+check "dry run reports the whole excess (over 8Mi), beyond its first step" excess_over_step "$tmp/err"
+check "upcd --check on the tree exits 0" exit_code_is 0 "$upcd" --check --backend=fadvise \
+	--scope="path:$tmp/tree" --target=2M --trigger=4M
+check "--check names the backend" stdout_has "scope path:$tmp/tree: backend fadvise ("
+check "--check reports the whole excess" excess_over_step "$tmp/out"
+check "--check ends on ok" grep -qx 'check: ok' "$tmp/out"
+printf 'state = %s\nmetrics = %s\n' "$tmp/check.json" "$tmp/check.prom" >"$tmp/check.conf"
+check "upcd --check --config exits 0" exit_code_is 0 "$upcd" --check --config "$tmp/check.conf" \
+	--scope="path:$tmp/tree"
+check "--check names the config it checked" stdout_has "config $tmp/check.conf: valid: 1 scope"
+check "upcd --check writes neither state nor metrics" eval 'absent "$tmp/check.json" && absent "$tmp/check.prom"'
+check "upcd --check with no usable backend exits 1" exit_code_is 1 "$upcd" --check \
+	--backend=damon --scope="path:$tmp/tree"
+check "--check says which scope cannot be controlled" stdout_has "check: 1 of 1 scope cannot be controlled"
+check "--check says what to do" stdout_has "choose backend auto"
+check "upcd --check with a bad config exits 2" exit_code_is 2 "$upcd" --check --config "$tmp/bad.conf"
+check "upcd --check --once is a usage error (2)" exit_code_is 2 "$upcd" --check --once
+check "--once --dry-run with no usable backend exits 1" exit_code_is 1 "$upcd" --once --dry-run \
+	--backend=damon --scope="path:$tmp/tree"
+check "no usable backend names the fix" stderr_has "no usable backend: damon unusable: "
+check "no 'would ask none'" eval '! grep -q "would ask none" "$tmp/err"'
+
 check "--once on a tree exits 0" exit_code_is 0 "$upcd" --once --backend=fadvise \
 	--scope="path:$tmp/tree" --target=2M --state "$tmp/tree.json"
 after=$(cached_kb)
 echo "tree cache after --once: ${after} KiB (target 2048 KiB)"
 check "tree cache at or below target" test "${after:-99999}" -le 2048
-check "reclaim was logged with amount and time" grep -qE 'fadvise reclaimed [0-9]+ of [0-9]+ pages .* in [0-9.]+ ms' "$tmp/err"
+check "the round was logged: reclaimed, steps, time, asked, why it ended" \
+	grep -qE 'fadvise reclaimed [0-9.]+[KMG]i in [0-9]+ steps?, [0-9.]+ ms \(asked for [0-9.]+([KMG]i|B)\): at the target; unmapped ' "$tmp/err"
+check "one INFO line for the round, no step lines without -v" \
+	test "$(grep -c 'reclaimed' "$tmp/err")" -eq 1 -a "$(grep -c ': step [0-9]*:' "$tmp/err")" -eq 0
+check "no page counts in the log" eval '! grep -qE "[0-9] pages|of [0-9]+ pages" "$tmp/err"'
+cat "$tmp/tree"/* >/dev/null
+check "--once -v on a tree exits 0" exit_code_is 0 "$upcd" -v --once --backend=fadvise \
+	--scope="path:$tmp/tree" --target=2M
+check "-v logs each step at debug" grep -qE ': step 1: asked fadvise for [0-9.]+([KMG]i|B), it took ' "$tmp/err"
+
+# Issue 11: errors that name the problem and the fix, exit 2 at start-up.
+check "--scope node:7 on this machine exits 2" exit_code_is 2 "$upcd" --once --dry-run --scope node:7
+check "node:7: names the nodes there are" stderr_has "no NUMA node 7 (this machine has node"
+mkdir -p "$tmp/cgroot"
+touch "$tmp/cgroot/cgroup.controllers"
+check "the root cgroup as a scope exits 2" exit_code_is 2 "$upcd" --once --dry-run \
+	--scope "cgroup:$tmp/cgroot"
+check "root cgroup: says to use scope system" stderr_has "is the root cgroup, which has no memory.stat on this kernel: for the whole machine use scope system"
 
 summary
