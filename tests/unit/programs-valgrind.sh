@@ -31,7 +31,7 @@ check "upcd --check (config, two scopes)" vg 0 "$upcd" --check --config "$tmp/go
 check "upcd --check (no usable backend)" vg 1 "$upcd" --check --backend=damon --scope "path:$tmp"
 check "upcc evict --json --dry-run" vg 0 "$upcc" evict --json --dry-run "$tmp"
 check "upcc status (daemon state)" vg 0 "$upcc" status --state "$tmp/s.json"
-check "upcc status --json (no state)" vg 0 "$upcc" status --json
+check "upcc status --json (a stale state)" vg 0 "$upcc" status --json --state "$tmp/s.json"
 check "upcc status --state MISSING (an error)" vg 1 "$upcc" status --json --state "$tmp/none.json"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
