@@ -10,8 +10,8 @@
 # it).  Then R (3) times, for each UPCD in turn (default build/upcd): reads the
 # whole tree into the page cache and runs
 #   UPCD --once --backend=fadvise --scope=path:TREE --target T --trigger G
-# timing it.  It prints one row per run: wall ms, steps, pages asked for,
-# pages reclaimed, the over-ask (reclaimed beyond what a step asked for), and
+# timing it.  It prints one row per run: wall ms, steps, KiB asked for,
+# KiB reclaimed (from upcd -v's step lines, sizes as upcd logs them), the over-ask (reclaimed beyond what a step asked for), and
 # the scope's unmapped cache at the end.  Then the median wall time per binary
 # and its ratio to the first.  Only the files it made are read or evicted.
 #
@@ -52,24 +52,32 @@ drain() {
 	local upcd=$1 log=$work/run.log start end
 	find "$tree" -type f -exec cat {} + >/dev/null
 	start=$(date +%s%N)
-	"$upcd" --once --backend=fadvise --scope="path:$tree" --target "$target" \
+	"$upcd" -v --once --backend=fadvise --scope="path:$tree" --target "$target" \
 		--trigger "$trigger" --state "$work/state.json" 2>"$log" || true
 	end=$(date +%s%N)
 	awk -v wall=$(((end - start) / 1000000)) '
-		/fadvise reclaimed [0-9]+ of [0-9]+ pages/ {
-			for (i = 1; i <= NF; i++) if ($i == "reclaimed") { got = $(i + 1); asked = $(i + 3) }
+		function kib(t,  n) {
+			n = t + 0
+			if (t ~ /Ki/) return n; if (t ~ /Mi/) return n * 1024
+			if (t ~ /Gi/) return n * 1048576; return n / 1024
+		}
+		/: step [0-9]+: asked fadvise for .*, it took / {
+			for (i = 1; i <= NF; i++) {
+				if ($i == "for" && $(i - 1) == "fadvise") { t = $(i + 1); sub(/,$/, "", t); asked = kib(t) }
+				if ($i == "took") got = kib($(i + 1))
+			}
 			steps++; sum_asked += asked; sum_got += got
 			if (got > asked) over += got - asked
 		}
 		/idle: unmapped/ {
-			for (i = 1; i <= NF; i++) if ($i == "unmapped") end = $(i + 1) " " $(i + 2)
+			for (i = 1; i <= NF; i++) if ($i == "unmapped") end = $(i + 1)
 			sub(/,$/, "", end)
 		}
-		END { printf "%d %d %d %d %d %s\n", wall, steps, sum_asked, sum_got, over, end }' "$log"
+		END { printf "%d %d %.0f %.0f %.0f %s\n", wall, steps, sum_asked, sum_got, over, end }' "$log"
 }
 
 echo "tree: $(cat "$work/stamp") ($(du -sh "$tree" | cut -f1)), target $target, trigger $trigger, $runs runs"
-printf '| upcd | run | wall ms | steps | asked | reclaimed | over-ask | unmapped at end |\n'
+printf '| upcd | run | wall ms | steps | asked KiB | reclaimed KiB | over-ask KiB | unmapped at end |\n'
 printf '|---|---|---|---|---|---|---|---|\n'
 declare -A walls
 for ((r = 1; r <= runs; r++)); do

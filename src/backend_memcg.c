@@ -188,8 +188,11 @@ static bool refuse_if_dirty(const struct memcg_priv *priv, uint64_t page,
 	if (!dirty && !writeback)
 		return false;
 	snprintf(result->refused, sizeof(result->refused),
-		 "scope has %llu dirty + %llu writeback pages: memory.reclaim would wake the flusher",
-		 (unsigned long long)dirty, (unsigned long long)writeback);
+		 "scope has %s dirty + %s writeback: memory.reclaim would wake the flusher",
+		 upcc_size_format((char[UPCC_SIZE_TEXT_LEN]){ 0 }, UPCC_SIZE_TEXT_LEN,
+				  upcc_mul_saturating(dirty, page)),
+		 upcc_size_format((char[UPCC_SIZE_TEXT_LEN]){ 0 }, UPCC_SIZE_TEXT_LEN,
+				  upcc_mul_saturating(writeback, page)));
 	return true;
 }
 

@@ -19,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
+#include "hooks.h"
 #include "inventory.h"
 #include "json.h"
 #include "residency.h"
@@ -28,7 +30,66 @@
 #define DEFAULT_TOP	20u
 #define MAX_TOP		1000000u
 
+/* Bytes for people (free -h style) or, with --bytes, exact. */
+#define SIZE_TEXT(pages, exact) \
+	upcc_size_text((char[UPCC_SIZE_TEXT_LEN]){ 0 }, UPCC_SIZE_TEXT_LEN, \
+		       upcc_mul_saturating((pages), upcc_page_size()), (exact))
+
+/* "1 file", "2 files". */
+static const char *plural(uint64_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
 /* ---- upcc files --------------------------------------------------------- */
+
+/*
+ * A walk of a big tree takes seconds: on a terminal, stderr shows how far
+ * it got, a line rewritten in place, after PROGRESS_AFTER_USEC and then
+ * every PROGRESS_EVERY_USEC; erased when the walk ends.  Never when stderr
+ * is not a terminal (a log, a pipe).
+ */
+#define PROGRESS_AFTER_USEC	1000000ull
+#define PROGRESS_EVERY_USEC	250000ull
+
+struct progress {
+	bool on;		/* stderr is a terminal */
+	bool shown;		/* a line is on the screen */
+	uint64_t start, next;
+	unsigned int calls;
+};
+
+static void progress_init(struct progress *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->on = isatty(STDERR_FILENO) == 1;
+	p->start = upcc_monotonic_usec();
+	p->next = p->start + (upcc_hooks.progress_now ? 0 : PROGRESS_AFTER_USEC);
+}
+
+static void progress_update(struct progress *p, uint64_t files, uint64_t cached_pages)
+{
+	uint64_t now;
+
+	if (!p->on || (++p->calls % 64 && !upcc_hooks.progress_now))
+		return;
+	now = upcc_monotonic_usec();
+	if (now < p->next)
+		return;
+	p->next = now + PROGRESS_EVERY_USEC;
+	fprintf(stderr, "\rupcc files: %" PRIu64 " %s, %s cached, %.0f s\033[K", files,
+		plural(files, "file", "files"), SIZE_TEXT(cached_pages, false),
+		(double)(now - p->start) / 1e6);
+	fflush(stderr);
+	p->shown = true;
+}
+
+static void progress_end(struct progress *p)
+{
+	if (p->shown)
+		fputs("\r\033[K", stderr);
+	p->shown = false;
+}
 
 struct file_row {
 	uint64_t cached_pages;
@@ -49,6 +110,7 @@ struct top_files {
 	struct upcc_inventory_totals totals;
 	bool state_known;
 	int error;
+	struct progress progress;
 };
 
 static void heap_swap(struct file_row *a, struct file_row *b)
@@ -128,6 +190,7 @@ static int files_visit(void *ctx, int fd, const struct stat *st, const char *pat
 	top->totals.writeback_pages += res.writeback_pages;
 	if (row.mapped)
 		top->totals.mapped_pages += res.cached_pages;
+	progress_update(&top->progress, top->totals.files, top->totals.cached_pages);
 	if (!res.cached_pages)
 		return 0;
 	top->error = top_offer(top, &row, path);
@@ -181,45 +244,50 @@ static void put_path_line(FILE *out, const char *path)
 	fputc('\n', out);
 }
 
-static void print_files_table(FILE *out, const struct top_files *top)
+static void print_files_table(FILE *out, const struct top_files *top, bool exact)
 {
-	long page_kb = (long)(upcc_page_size() / 1024);
+	const struct upcc_inventory_totals *t = &top->totals;
+	int w = exact ? 13 : 8;
 
-	fprintf(out, "%12s %12s %6s %10s %10s %6s  %s\n", "CACHED_KB", "SIZE_KB", "RES%",
-		"DIRTY", "WRITEBACK", "MAPPED", "FILE");
+	fprintf(out, "%*s %*s %5s %*s %*s %6s  %s\n", w, "CACHED", w, "SIZE", "RES%",
+		w, "DIRTY", w + 1, "WRITEBACK", "MAPPED", "FILE");
 	for (size_t i = 0; i < top->count; i++) {
 		const struct file_row *r = &top->rows[i];
 		unsigned int pct = r->file_pages ? (unsigned int)(r->cached_pages * 100 / r->file_pages)
 						 : 0;
 
-		if (top->state_known)
-			fprintf(out, "%12" PRIu64 " %12" PRIu64 " %5u%% %10" PRIu64 " %10" PRIu64
-				" %6s  ", r->cached_pages * page_kb, r->file_pages * page_kb, pct,
-				r->dirty_pages, r->writeback_pages, r->mapped ? "yes" : "no");
-		else
-			fprintf(out, "%12" PRIu64 " %12" PRIu64 " %5u%% %10s %10s %6s  ",
-				r->cached_pages * page_kb, r->file_pages * page_kb, pct, "?", "?",
-				r->mapped ? "yes" : "no");
+		fprintf(out, "%*s %*s %4u%% %*s %*s %6s  ", w, SIZE_TEXT(r->cached_pages, exact),
+			w, SIZE_TEXT(r->file_pages, exact), pct,
+			w, top->state_known ? SIZE_TEXT(r->dirty_pages, exact) : "?",
+			w + 1, top->state_known ? SIZE_TEXT(r->writeback_pages, exact) : "?",
+			r->mapped ? "yes" : "no");
 		put_path_line(out, r->path);
 	}
-	fprintf(out, "total: %" PRIu64 " files, %" PRIu64 " kB cached, %" PRIu64
-		" kB of it in mapped files, %" PRIu64 " dirty pages (%s)\n",
-		top->totals.files, top->totals.cached_pages * page_kb,
-		top->totals.mapped_pages * page_kb, top->totals.dirty_pages,
-		upcc_residency_method_name(upcc_residency_method()));
+	fprintf(out, "total: %" PRIu64 " %s, %s cached, %s of it in mapped files, ", t->files,
+		plural(t->files, "file", "files"), SIZE_TEXT(t->cached_pages, exact),
+		SIZE_TEXT(t->mapped_pages, exact));
+	if (top->state_known)
+		fprintf(out, "%s dirty, %s writeback", SIZE_TEXT(t->dirty_pages, exact),
+			SIZE_TEXT(t->writeback_pages, exact));
+	else
+		fputs("dirty unknown", out);
+	fprintf(out, " (%s)\n", upcc_residency_method_name(upcc_residency_method()));
 }
 
 static void files_usage(FILE *out)
 {
-	fputs("usage: upcc files [PATH] [--top N] [--json] [--cross-mounts]\n"
+	fputs("usage: upcc files [PATH] [--top N] [--json] [--bytes] [--cross-mounts]\n"
 	      "\n"
 	      "List the files under PATH (default: the current directory) that hold\n"
-	      "page cache, most cached first, like fincore.  Symlinks are never\n"
+	      "page cache, most cached first, like fincore: cached, file size, dirty\n"
+	      "and writeback as sizes (Ki, Mi, Gi: powers of 1024).  Symlinks are never\n"
 	      "followed and only regular files are opened; other filesystems are\n"
-	      "skipped unless --cross-mounts.\n"
+	      "skipped unless --cross-mounts.  On a terminal, a long walk shows its\n"
+	      "progress on stderr.\n"
 	      "\n"
 	      "  --top N         show the N most cached files (default 20; 0 = totals only)\n"
-	      "  --json          one JSON object on stdout\n"
+	      "  --json          one JSON object on stdout (counts in *_pages)\n"
+	      "  --bytes         exact byte counts instead of sizes\n"
 	      "  --cross-mounts  descend into other (non-pseudo) filesystems\n"
 	      "  --help          this text\n"
 	      "\n"
@@ -277,7 +345,8 @@ static void warn_left_out(const struct upcc_walk_stats *walk)
 			walk->errors);
 }
 
-static int run_files(const char *root, unsigned int max, bool json, bool cross_mounts)
+static int run_files(const char *root, unsigned int max, bool json, bool cross_mounts,
+		     bool exact)
 {
 	struct upcc_walk_options options = { .cross_mounts = cross_mounts };
 	struct top_files top;
@@ -292,7 +361,9 @@ static int run_files(const char *root, unsigned int max, bool json, bool cross_m
 	}
 	if (upcc_mapped_set_load(&top.mapped))
 		fprintf(stderr, "upcc files: cannot read /proc/*/maps: mapped column may be wrong\n");
+	progress_init(&top.progress);
 	err = upcc_walk(root, &options, files_visit, &top, &top.totals.walk);
+	progress_end(&top.progress);
 	if (err) {
 		fputs("upcc files: ", stderr);
 		upcc_fputs_printable(root, stderr);
@@ -304,7 +375,7 @@ static int run_files(const char *root, unsigned int max, bool json, bool cross_m
 	if (json) {
 		print_files_json(stdout, &top, root);
 	} else {
-		print_files_table(stdout, &top);
+		print_files_table(stdout, &top, exact);
 		warn_left_out(&top.totals.walk);
 	}
 	free_rows(&top);
@@ -316,12 +387,13 @@ int upcc_files_main(int argc, char **argv)
 	static const struct option options[] = {
 		{ "top", required_argument, NULL, 't' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "bytes", no_argument, NULL, 'b' },
 		{ "cross-mounts", no_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned int top = DEFAULT_TOP;
-	bool json = false, cross = false;
+	bool json = false, cross = false, exact = false;
 	int opt;
 
 	optind = 0;	/* glibc: full re-initialisation, whoever parsed before */
@@ -336,6 +408,9 @@ int upcc_files_main(int argc, char **argv)
 			break;
 		case 'j':
 			json = true;
+			break;
+		case 'b':
+			exact = true;
 			break;
 		case 'x':
 			cross = true;
@@ -352,23 +427,57 @@ int upcc_files_main(int argc, char **argv)
 		fprintf(stderr, "upcc files: one PATH at most (got %d)\n", argc - optind);
 		return UPCC_EXIT_USAGE;
 	}
-	return run_files(optind < argc ? argv[optind] : ".", top, json, cross);
+	return run_files(optind < argc ? argv[optind] : ".", top, json, cross, exact);
 }
 
 /* ---- upcc evict --------------------------------------------------------- */
 
 struct evict_run {
 	struct upcc_mapped_set mapped;
-	bool quiet;
-	bool dry_run;
+	bool quiet, dry_run, json, exact;
+	uint64_t listed;		/* rows printed (JSON: objects in "files") */
 	uint64_t files, dropped_pages, skipped_dirty, skipped_mapped, errors;
+	uint64_t skipped_dirty_pages, skipped_mapped_pages;
 };
+
+/*
+ * One file's line: what was done, the pages dropped and those cached
+ * before, then the path; a JSON object under --json.  Sizes in one unit
+ * (or --bytes), columns aligned under the header.
+ */
+static void evict_row(struct evict_run *run, const char *action, uint64_t dropped,
+		      uint64_t cached, const char *path)
+{
+	int w = run->exact ? 13 : 10;
+
+	if (run->quiet || !cached)
+		return;
+	if (run->json) {
+		fputs(run->listed ? ",\n{\"path\":" : "\n{\"path\":", stdout);
+		upcc_json_string(stdout, path);
+		fprintf(stdout, ",\"action\":\"%s\",\"dropped_pages\":%" PRIu64
+			",\"dropped_bytes\":%" PRIu64 ",\"cached_pages\":%" PRIu64
+			",\"cached_bytes\":%" PRIu64 "}", action, dropped,
+			upcc_mul_saturating(dropped, upcc_page_size()), cached,
+			upcc_mul_saturating(cached, upcc_page_size()));
+		run->listed++;
+		return;
+	}
+	if (!run->listed++)
+		printf("%-20s %*s %*s  %s\n", "ACTION", w, run->dry_run ? "WOULD_DROP" : "DROPPED",
+		       w, "CACHED", "FILE");
+	printf("%-20s %*s %*s  ", action, w, SIZE_TEXT(dropped, run->exact), w,
+	       SIZE_TEXT(cached, run->exact));
+	put_path_line(stdout, path);
+}
+
+/* JSON action names have no spaces: "skipped_dirty" for "skipped (dirty)". */
+#define ACTION(run, text, key)	((run)->json ? (key) : (text))
 
 /* What evict would do, by the same rules, without doing it. */
 static int dry_run_visit(struct evict_run *run, int fd, const struct stat *st, const char *path)
 {
 	struct upcc_residency res;
-	const char *verdict;
 
 	if (upcc_residency_fd(fd, st, &res)) {
 		run->errors++;
@@ -376,17 +485,18 @@ static int dry_run_visit(struct evict_run *run, int fd, const struct stat *st, c
 	}
 	if (upcc_mapped_set_has(&run->mapped, st->st_dev, st->st_ino)) {
 		run->skipped_mapped++;
-		verdict = "would skip (mapped)";
+		run->skipped_mapped_pages += res.cached_pages;
+		evict_row(run, ACTION(run, "would skip (mapped)", "would_skip_mapped"), 0,
+			  res.cached_pages, path);
 	} else if (!upcc_residency_may_evict(&res, st, (int64_t)time(NULL))) {
 		run->skipped_dirty++;
-		verdict = "would skip (dirty)";
+		run->skipped_dirty_pages += res.cached_pages;
+		evict_row(run, ACTION(run, "would skip (dirty)", "would_skip_dirty"), 0,
+			  res.cached_pages, path);
 	} else {
 		run->dropped_pages += res.cached_pages;
-		verdict = "would drop";
-	}
-	if (!run->quiet && res.cached_pages) {
-		printf("%-20s %" PRIu64 " pages  ", verdict, res.cached_pages);
-		put_path_line(stdout, path);
+		evict_row(run, ACTION(run, "would drop", "would_drop"), res.cached_pages,
+			  res.cached_pages, path);
 	}
 	return 0;
 }
@@ -410,47 +520,68 @@ static int evict_visit(void *ctx, int fd, const struct stat *st, const char *pat
 	}
 	if (result.skipped_mapped) {
 		run->skipped_mapped++;
-		if (!run->quiet && result.before_pages) {
-			printf("skipped (mapped)  %" PRIu64 " pages  ", result.before_pages);
-			put_path_line(stdout, path);
-		}
+		run->skipped_mapped_pages += result.before_pages;
+		evict_row(run, ACTION(run, "skipped (mapped)", "skipped_mapped"), 0,
+			  result.before_pages, path);
 	} else if (result.skipped_dirty) {
 		run->skipped_dirty++;
-		if (!run->quiet && result.before_pages) {
-			printf("skipped (dirty)   %" PRIu64 " pages  ", result.before_pages);
-			put_path_line(stdout, path);
-		}
+		run->skipped_dirty_pages += result.before_pages;
+		evict_row(run, ACTION(run, "skipped (dirty)", "skipped_dirty"), 0,
+			  result.before_pages, path);
 	} else if (result.before_pages) {
 		uint64_t dropped = result.before_pages > result.after_pages
 					   ? result.before_pages - result.after_pages : 0;
 
 		run->dropped_pages += dropped;
-		if (!run->quiet) {
-			printf("dropped %" PRIu64 " of %" PRIu64 " pages  ", dropped,
-			       result.before_pages);
-			put_path_line(stdout, path);
-		}
+		evict_row(run, "dropped", dropped, result.before_pages, path);
 	}
 	return 0;
 }
 
 static void evict_usage(FILE *out)
 {
-	fputs("usage: upcc evict [--cross-mounts] [--dry-run] [--quiet] PATH...\n"
+	fputs("usage: upcc evict [--cross-mounts] [--dry-run] [--quiet] [--json] [--bytes] PATH...\n"
 	      "\n"
 	      "Drop the clean page cache of each file under each PATH, like\n"
 	      "`vmtouch -e`, with upcd's rules: files with dirty or writeback pages\n"
 	      "are skipped (dropping would start writeback), files any process maps\n"
 	      "are skipped, symlinks are never followed and only regular files are\n"
-	      "opened.  Reports what was dropped, measured before and after.\n"
+	      "opened.  Reports, per file and in total, what was dropped (measured\n"
+	      "before and after) as sizes (Ki, Mi, Gi: powers of 1024).\n"
 	      "\n"
 	      "  --cross-mounts  descend into other (non-pseudo) filesystems\n"
 	      "  --dry-run       say what would be dropped, drop nothing\n"
-	      "  --quiet         only the summary line\n"
+	      "  --quiet         only the summary line (--json: no \"files\" list)\n"
+	      "  --json          one JSON object on stdout (counts in *_pages and *_bytes)\n"
+	      "  --bytes         exact byte counts instead of sizes\n"
 	      "  --help          this text\n"
 	      "\n"
 	      "Exit: 0 done (skipped files are not failures); 1 a PATH or file\n"
 	      "could not be evicted; 2 bad usage (nothing done).\n", out);
+}
+
+static void evict_summary(const struct evict_run *run)
+{
+	uint64_t page = upcc_page_size();
+
+	if (run->json) {
+		fprintf(stdout, "%s],\"total\":{\"files\":%" PRIu64 ",\"dropped_pages\":%" PRIu64
+			",\"dropped_bytes\":%" PRIu64 ",\"skipped_dirty\":%" PRIu64
+			",\"skipped_dirty_pages\":%" PRIu64 ",\"skipped_mapped\":%" PRIu64
+			",\"skipped_mapped_pages\":%" PRIu64 ",\"errors\":%" PRIu64 "}}\n",
+			run->listed ? "\n" : "", run->files, run->dropped_pages,
+			upcc_mul_saturating(run->dropped_pages, page), run->skipped_dirty,
+			run->skipped_dirty_pages, run->skipped_mapped, run->skipped_mapped_pages,
+			run->errors);
+		return;
+	}
+	printf("evict: %" PRIu64 " %s, %s %s; skipped %" PRIu64 " dirty (%s), %" PRIu64
+	       " mapped (%s); %" PRIu64 " %s\n", run->files, plural(run->files, "file", "files"),
+	       SIZE_TEXT(run->dropped_pages, run->exact),
+	       run->dry_run ? "would be dropped (dry run)" : "dropped", run->skipped_dirty,
+	       SIZE_TEXT(run->skipped_dirty_pages, run->exact), run->skipped_mapped,
+	       SIZE_TEXT(run->skipped_mapped_pages, run->exact), run->errors,
+	       plural(run->errors, "error", "errors"));
 }
 
 int upcc_evict_main(int argc, char **argv)
@@ -459,13 +590,14 @@ int upcc_evict_main(int argc, char **argv)
 		{ "cross-mounts", no_argument, NULL, 'x' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "bytes", no_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct upcc_walk_options walk_options = { 0 };
 	struct evict_run run;
 	int opt, status = UPCC_EXIT_OK;
-	long page_kb = (long)(upcc_page_size() / 1024);
 
 	memset(&run, 0, sizeof(run));
 	optind = 0;
@@ -479,6 +611,12 @@ int upcc_evict_main(int argc, char **argv)
 			break;
 		case 'q':
 			run.quiet = true;
+			break;
+		case 'j':
+			run.json = true;
+			break;
+		case 'b':
+			run.exact = true;
 			break;
 		case 'h':
 			evict_usage(stdout);
@@ -502,6 +640,9 @@ int upcc_evict_main(int argc, char **argv)
 		fprintf(stderr, "upcc evict: %zu processes' maps unreadable (CAP_SYS_PTRACE?): "
 			"their mapped files are not skipped whole, though their mapped pages "
 			"are never dropped\n", run.mapped.unreadable);
+	if (run.json)
+		printf("{\"dry_run\":%s,\"page_size\":%" PRIu64 ",\"files\":[",
+		       run.dry_run ? "true" : "false", upcc_page_size());
 	for (int i = optind; i < argc; i++) {
 		struct upcc_walk_stats stats;
 		int err = upcc_walk(argv[i], &walk_options, evict_visit, &run, &stats);
@@ -516,10 +657,6 @@ int upcc_evict_main(int argc, char **argv)
 	upcc_mapped_set_free(&run.mapped);
 	if (run.errors)
 		status = UPCC_EXIT_FAILURE;
-	printf("evict: %" PRIu64 " files, %" PRIu64 " kB %s; skipped %" PRIu64
-	       " dirty, %" PRIu64 " mapped; %" PRIu64 " errors\n", run.files,
-	       run.dropped_pages * page_kb, run.dry_run ? "would be dropped (dry run)" : "dropped",
-	       run.skipped_dirty,
-	       run.skipped_mapped, run.errors);
+	evict_summary(&run);
 	return status;
 }

@@ -12,6 +12,8 @@
 #ifndef UPCC_HOOKS_H
 #define UPCC_HOOKS_H
 
+#include <stdbool.h>
+
 struct upcc_hooks {
 	const char *sysfs_root;		/* prefix of the backends' /sys and /proc paths */
 	const char *measure_root;	/* prefix of the measured /proc and /sys files */
@@ -22,6 +24,7 @@ struct upcc_hooks {
 	const char *mountinfo;		/* instead of /proc/self/mountinfo */
 	int no_fanotify;		/* learn by walks only, never mark a filesystem */
 	int no_compact;			/* never compact, whatever the balloon offers */
+	bool progress_now;		/* upcc files: progress lines from the first file */
 };
 
 extern struct upcc_hooks upcc_hooks;

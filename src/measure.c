@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Path scopes are measured by the inventory module (cachestat/mincore). */
@@ -149,4 +150,101 @@ int upcc_measure_nodes(int *ids, size_t max)
 	count = upcc_id_list_parse(text, ids, max);
 	free(text);
 	return count;
+}
+
+/* "node 0", "nodes 0, 1, 3" into @buf. */
+static void node_list_text(char *buf, size_t len, const int *ids, int count)
+{
+	size_t used = (size_t)snprintf(buf, len, "%s", count == 1 ? "node " : "nodes ");
+
+	for (int i = 0; i < count && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%d", i ? ", " : "", ids[i]);
+}
+
+static int check_node(const struct upcc_scope *scope, char *why, size_t len)
+{
+	int ids[256], count = upcc_measure_nodes(ids, 256);
+	char list[256];
+
+	if (count <= 0) {
+		snprintf(why, len, "no NUMA node %d (this machine has no NUMA node information "
+			 "in /sys/devices/system/node): use scope system", scope->node_id);
+		return -EINVAL;
+	}
+	for (int i = 0; i < count; i++)
+		if (ids[i] == scope->node_id)
+			return 0;
+	node_list_text(list, sizeof(list), ids, count);
+	snprintf(why, len, "no NUMA node %d (this machine has %s)", scope->node_id, list);
+	return -EINVAL;
+}
+
+static bool file_in(const char *dir, const char *name)
+{
+	char path[PATH_MAX + 64];
+	struct stat st;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
+		return false;
+	return stat(path, &st) == 0;
+}
+
+/* A cgroup v2 directory whose parent is none: the hierarchy's root. */
+static bool is_root_cgroup(const char *path)
+{
+	char parent[PATH_MAX];
+	char *slash;
+
+	if (!file_in(path, "cgroup.controllers"))
+		return false;
+	snprintf(parent, sizeof(parent), "%s", path);
+	while ((slash = strrchr(parent, '/')) && slash[1] == '\0' && slash != parent)
+		*slash = '\0';		/* trailing slashes */
+	slash = strrchr(parent, '/');
+	if (!slash)
+		return false;
+	if (slash == parent)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	return !file_in(parent, "cgroup.controllers");
+}
+
+int upcc_scope_check(const struct upcc_scope *scope, char *why, size_t len)
+{
+	if (scope->kind == UPCC_SCOPE_NODE)
+		return check_node(scope, why, len);
+	if (scope->kind == UPCC_SCOPE_CGROUP && is_root_cgroup(scope->path) &&
+	    !file_in(scope->path, "memory.stat")) {
+		snprintf(why, len, "%s is the root cgroup, which has no memory.stat on this "
+			 "kernel: for the whole machine use scope system", scope->path);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+const char *upcc_measure_explain(const struct upcc_scope *scope, int err, char *buf,
+				 size_t len)
+{
+	struct stat st;
+
+	if (scope->kind == UPCC_SCOPE_NODE && err == -ENOENT && check_node(scope, buf, len))
+		return buf;
+	if (scope->kind == UPCC_SCOPE_CGROUP && err == -ENOENT) {
+		if (stat(scope->path, &st) != 0)
+			snprintf(buf, len, "no cgroup %s (not created yet?)", scope->path);
+		else if (!file_in(scope->path, "cgroup.controllers"))
+			snprintf(buf, len, "%s is not a cgroup v2 directory (no cgroup.controllers): "
+				 "upcd needs the unified hierarchy", scope->path);
+		else if (upcc_scope_check(scope, buf, len) == 0)
+			snprintf(buf, len, "no memory.stat in %s: enable the memory controller "
+				 "(+memory in its parent's cgroup.subtree_control)", scope->path);
+		return buf;
+	}
+	if (scope->kind == UPCC_SCOPE_PATH && err == -ENOENT) {
+		snprintf(buf, len, "no directory %s (not created yet?)", scope->path);
+		return buf;
+	}
+	snprintf(buf, len, "%s", strerror(-err));
+	return buf;
 }

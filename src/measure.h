@@ -21,4 +21,16 @@ int upcc_measure(struct upcc_scope *scope, struct upcc_sample *sample);
 /* The NUMA nodes with memory, from sysfs; 0 nodes means no NUMA sysfs. */
 int upcc_measure_nodes(int *ids, size_t max);
 
+/*
+ * Can @scope ever be measured here?  0, or -EINVAL with @why naming the
+ * problem and the fix: a NUMA node this machine does not have ("no NUMA
+ * node 1 (this machine has node 0)"), the root cgroup (no memory.stat).
+ * A cgroup that does not exist yet is not refused: it may be created later.
+ */
+int upcc_scope_check(const struct upcc_scope *scope, char *why, size_t len);
+
+/* @err from upcc_measure() on @scope in words that say why and what to do. */
+const char *upcc_measure_explain(const struct upcc_scope *scope, int err, char *buf,
+				 size_t len);
+
 #endif /* UPCC_MEASURE_H */

@@ -158,6 +158,15 @@ const char *upcc_size_format(char *buf, size_t len, uint64_t bytes)
 	return buf;
 }
 
+const char *upcc_size_text(char *buf, size_t len, uint64_t bytes, bool exact)
+{
+	if (exact) {
+		snprintf(buf, len, "%llu", (unsigned long long)bytes);
+		return buf;
+	}
+	return upcc_size_format(buf, len, bytes);
+}
+
 uint64_t upcc_page_size(void)
 {
 	static uint64_t page_size;

@@ -6,6 +6,7 @@
 #ifndef UPCC_SIZE_H
 #define UPCC_SIZE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,8 +34,11 @@ uint64_t upcc_amount_pages(const struct upcc_amount *amount, uint64_t total_page
  * @bytes for people, as free -h writes it (powers of 1024): "0B", "40Ki",
  * "1.5Mi", "23Gi"; one decimal below 10 of a unit.  Returns @buf.
  */
-#define UPCC_SIZE_TEXT_LEN	16
+#define UPCC_SIZE_TEXT_LEN	24
 const char *upcc_size_format(char *buf, size_t len, uint64_t bytes);
+
+/* The same, or with @exact the byte count itself ("1536"): --bytes. */
+const char *upcc_size_text(char *buf, size_t len, uint64_t bytes, bool exact);
 
 /* The page size, asked once (4096 if sysconf cannot say). */
 uint64_t upcc_page_size(void);

@@ -109,20 +109,41 @@ void upcc_state_scope_json(FILE *out, const struct upcc_state_scope *s, uint64_t
 	fputc('}', out);
 }
 
-unsigned long long upcc_state_start_time(void)
+/* Field 22 (starttime) of a /proc/PID/stat; 0 if it cannot be read. */
+static unsigned long long stat_start_time(const char *path)
 {
 	unsigned long long start = 0;
 	char *text, *paren;
 
-	if (upcc_read_text("/proc/self/stat", &text))
+	if (upcc_read_text(path, &text))
 		return 0;
-	/* Field 22; the command (field 2) may hold spaces and ')'. */
+	/* The command (field 2) may hold spaces and ')'. */
 	paren = strrchr(text, ')');
 	if (paren && sscanf(paren + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u"
 			    " %*d %*d %*d %*d %*d %*d %llu", &start) != 1)
 		start = 0;
 	free(text);
 	return start;
+}
+
+unsigned long long upcc_state_start_time(void)
+{
+	return stat_start_time("/proc/self/stat");
+}
+
+bool upcc_state_daemon_alive(const struct upcc_state_header *header)
+{
+	char path[64];
+	unsigned long long start;
+
+	if (header->pid <= 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%ld/stat", header->pid);
+	start = stat_start_time(path);
+	if (!start)
+		return false;		/* no such process (or no /proc to ask) */
+	/* A state without a start time cannot tell a reused pid apart. */
+	return !header->start_time || start == header->start_time;
 }
 
 struct state_format {
@@ -137,7 +158,8 @@ static int format_state(FILE *out, void *ctx)
 	const struct state_format *f = ctx;
 
 	fprintf(out, "{\"version\":%d,\"page_size\":%" PRIu64 ",\"daemon\":{\"pid\":%ld"
-		",\"start_time\":%llu,\"updated\":%lld,\"dry_run\":%s},\"scopes\":[\n",
+		",\"start_time\":%llu,\"updated\":%lld,\"dry_run\":%s,\"running\":true},"
+		"\"scopes\":[\n",
 		UPCC_STATE_VERSION, f->page_size, (long)getpid(), upcc_state_start_time(),
 		(long long)time(NULL), f->dry_run ? "true" : "false");
 	for (size_t i = 0; i < f->nr_runs; i++) {

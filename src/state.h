@@ -6,7 +6,8 @@
  *
  * Schema version 2:
  *   {"version":2,"page_size":N,
- *    "daemon":{"pid":N,"start_time":TICKS,"updated":EPOCH_S,"dry_run":B},
+ *    "daemon":{"pid":N,"start_time":TICKS,"updated":EPOCH_S,"dry_run":B,
+ *              "running":B},
  *    "scopes":[
  *    {"name":S,"kind":S,"node":N,"path":S,"backend":S,"backend_ready":B,
  *     "backend_why":S,"reclaiming":B,
@@ -16,6 +17,8 @@
  *     "reclaimed_pages_total","reclaimed_bytes_total","actions_total",
  *     "action_errors_total","action_usec_total","refused_steps_total"}
  *    ]}
+ * "running" is true as written (the writer runs); upcc status --json says
+ * whether the process pid/start_time still runs (upcc_state_daemon_alive).
  * Every page count is labelled _pages and has a _bytes twin (saturating).
  * The writer puts each scope on a line of its own; the reader (json-c)
  * takes any JSON layout.  New keys may be added within a version; a
@@ -85,6 +88,13 @@ void upcc_state_scope_json(FILE *out, const struct upcc_state_scope *scope, uint
 
 /* This process's /proc/self/stat starttime, 0 if unknown. */
 unsigned long long upcc_state_start_time(void);
+
+/*
+ * Is the daemon that wrote @header still running: is there a process
+ * @header->pid whose /proc/PID/stat starttime (field 22) is the state's
+ * start_time?  A pid reused by another process, or none, is false.
+ */
+bool upcc_state_daemon_alive(const struct upcc_state_header *header);
 
 int upcc_state_format(FILE *out, const struct upcc_scope_run *runs, size_t nr_runs,
 		      uint64_t page_size, bool dry_run);

@@ -2,11 +2,13 @@
 /*
  * upcc - the command line side of unmapped page cache control.
  *
- *   upcc status [--json] [--state FILE]   per scope: memory, file LRU, mapped,
- *                                         unmapped, target, trigger, backend,
- *                                         reclaimed so far
- *   upcc files [PATH] [--top N]           cached files and resident pages
- *   upcc evict PATH...                    drop files' clean unmapped pages
+ *   upcc status [--json] [--bytes] [--state FILE]
+ *                               per scope: memory, file LRU, mapped, unmapped,
+ *                               dirty, target, trigger, backend, reclaimed
+ *   upcc files [PATH] [--top N]  cached files and resident pages
+ *   upcc evict PATH...           drop files' clean unmapped pages
+ * Sizes for people are upcc_size_format()'s (free -h style); --bytes
+ * prints exact bytes; pages appear only in --json, as *_pages.
  *
  * Exit codes: 0 ok; 1 a measurement or action failed; 2 bad usage.
  */
@@ -45,11 +47,13 @@ static void usage(FILE *out)
 		"Usage: upcc COMMAND [OPTION]...\n"
 		"Unmapped page cache control: show and act on the page cache.\n\n"
 		"Commands:\n"
-		"  status [--json] [--state FILE]  per-scope memory, unmapped cache, target,\n"
-		"                                  backend and what upcd reclaimed so far\n"
-		"  files [PATH] [--top N]          cached files and their resident pages\n"
-		"  evict PATH...                   drop files' clean, unmapped cached pages\n"
-		"  help                            this help\n\n"
+		"  status [--state FILE]   per-scope memory, unmapped and dirty cache, target,\n"
+		"                          backend and what upcd reclaimed so far\n"
+		"  files [PATH]            cached files and their resident pages\n"
+		"  evict PATH...           drop files' clean, unmapped cached pages\n"
+		"  help                    this help\n\n"
+		"Every command takes --json (machine-readable, pages as *_pages and\n"
+		"*_bytes) and --bytes (exact byte counts instead of 1.5Gi).\n"
 		"Run \"upcc COMMAND --help\" for a command's options.\n"
 		"Exit codes: 0 ok; 1 a measurement or action failed; 2 bad usage.\n");
 }
@@ -57,21 +61,34 @@ static void usage(FILE *out)
 static void status_usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: upcc status [--json] [--state FILE]\n"
-		"Measure every scope now (the daemon's scopes if its state file is there,\n"
-		"else the system and each NUMA node) and show, in bytes: memory, file LRU,\n"
-		"mapped, unmapped (file LRU - mapped), target, trigger; plus the backend\n"
-		"upcd chose and why, and how much it reclaimed so far.\n\n"
-		"  --json         machine-readable output\n"
-		"  --state FILE   upcd's state file (default " UPCC_DEFAULT_STATE_PATH ")\n"
+		"Usage: upcc status [--json] [--bytes] [--state FILE]\n"
+		"Measure every scope now and show its memory, file LRU, mapped, unmapped\n"
+		"(file LRU - mapped), dirty (dirty + writeback: what no backend can drop\n"
+		"until it is written), target and trigger, as sizes (Ki, Mi, Gi: powers\n"
+		"of 1024); plus the backend upcd chose and why, and how much it\n"
+		"reclaimed so far.  The scopes are the running daemon's (its state file's\n"
+		"pid and start time are checked); without a running daemon, the system\n"
+		"and each NUMA node with the default target.\n\n"
+		"  --json         the state file's JSON (pages as *_pages, with *_bytes)\n"
+		"  --bytes        exact byte counts instead of sizes\n"
+		"  --state FILE   upcd's state file (default " UPCC_DEFAULT_STATE_PATH ");\n"
+		"                 a FILE named here must be readable\n"
 		"  -h, --help     this help\n\n"
-		"Exit codes: 0 ok; 1 a scope could not be measured; 2 bad usage.\n");
+		"Exit codes: 0 ok; 1 a scope could not be measured, or the --state FILE\n"
+		"cannot be read; 2 bad usage.\n");
 }
 
-static void human_bytes(char *buffer, size_t size, uint64_t pages, uint64_t page_size)
+static void human_bytes(char *buffer, size_t size, uint64_t pages, uint64_t page_size, bool exact)
 {
-	upcc_size_format(buffer, size, upcc_mul_saturating(pages, page_size));
+	upcc_size_text(buffer, size, upcc_mul_saturating(pages, page_size), exact);
 }
+
+/* What the state file says of its daemon. */
+enum daemon_state {
+	DAEMON_NONE,		/* no state file (or unreadable default one) */
+	DAEMON_RUNNING,		/* its pid runs, with the recorded start time */
+	DAEMON_GONE,		/* a stale state: that process is not running */
+};
 
 static void add_row(struct status_row *rows, size_t *nr_rows, enum upcc_scope_kind kind,
 		    const char *name, int node_id, const char *path)
@@ -151,21 +168,40 @@ static void printable_row(const struct status_row *row, struct printable_row *ou
 	upcc_text_printable(out->why, sizeof(out->why), row->daemon ? row->daemon->backend_why : "");
 }
 
+static void print_daemon_line(const struct upcc_state_header *header, enum daemon_state daemon,
+			      const char *state_path)
+{
+	long long age = (long long)time(NULL) - header->updated;
+
+	switch (daemon) {
+	case DAEMON_RUNNING:
+		printf("upcd: running, pid %ld, state updated %llds ago%s (", header->pid, age,
+		       header->dry_run ? ", dry run" : "");
+		upcc_fputs_printable(state_path, stdout);
+		puts(")");
+		break;
+	case DAEMON_GONE:
+		printf("upcd: not running (stale state ");
+		upcc_fputs_printable(state_path, stdout);
+		printf(" of pid %ld, last updated %llds ago); its scopes measured now\n",
+		       header->pid, age);
+		break;
+	case DAEMON_NONE:
+		printf("upcd: no state file at ");
+		upcc_fputs_printable(state_path, stdout);
+		puts(" (daemon not running?); defaults shown");
+		break;
+	}
+}
+
 static void print_table(const struct status_row *rows, size_t nr_rows,
-			const struct upcc_state_header *header, bool have_state,
-			const char *state_path, uint64_t page_size)
+			const struct upcc_state_header *header, enum daemon_state daemon,
+			const char *state_path, uint64_t page_size, bool exact)
 {
 	static struct printable_row shown[MAX_STATUS_SCOPES];
-	int width = 16;
+	int width = 16, cw = exact ? 13 : 8;
 
-	if (have_state)
-		printf("upcd: pid %ld, state updated %llds ago%s (", header->pid,
-		       (long long)time(NULL) - header->updated,
-		       header->dry_run ? ", dry run" : "");
-	else
-		printf("upcd: no state file at ");
-	upcc_fputs_printable(state_path, stdout);
-	puts(have_state ? ")" : " (daemon not running?); defaults shown");
+	print_daemon_line(header, daemon, state_path);
 
 	/* Path and cgroup scope names are long: the column fits the longest. */
 	for (size_t i = 0; i < nr_rows; i++) {
@@ -173,15 +209,17 @@ static void print_table(const struct status_row *rows, size_t nr_rows,
 		if ((int)strlen(shown[i].name) > width)
 			width = (int)strlen(shown[i].name);
 	}
-	printf("%-*s %9s %9s %9s %9s %9s %9s %-10s %9s\n", width, "SCOPE", "MEMORY", "FILE_LRU",
-	       "MAPPED", "UNMAPPED", "TARGET", "TRIGGER", "BACKEND", "RECLAIMED");
+	printf("%-*s %*s %*s %*s %*s %*s %*s %*s %-10s %*s\n", width, "SCOPE", cw, "MEMORY",
+	       cw, "FILE_LRU", cw, "MAPPED", cw, "UNMAPPED", cw, "DIRTY", cw, "TARGET",
+	       cw, "TRIGGER", "BACKEND", cw, "RECLAIMED");
 	for (size_t i = 0; i < nr_rows; i++) {
 		const struct status_row *row = &rows[i];
-		char cells[7][32];
-		uint64_t values[7] = {
+		char cells[8][32];
+		uint64_t values[8] = {
 			row->sample.total_pages, row->sample.file_lru_pages, row->sample.mapped_pages,
-			row->sample.unmapped_pages, row->policy.target_pages,
-			row->policy.trigger_pages,
+			row->sample.unmapped_pages,
+			row->sample.dirty_pages + row->sample.writeback_pages,
+			row->policy.target_pages, row->policy.trigger_pages,
 			row->daemon ? row->daemon->reclaimed_pages_total : 0,
 		};
 
@@ -190,11 +228,12 @@ static void print_table(const struct status_row *rows, size_t nr_rows,
 			       strerror(-row->sample_error));
 			continue;
 		}
-		for (int c = 0; c < 7; c++)
-			human_bytes(cells[c], sizeof(cells[c]), values[c], page_size);
-		printf("%-*s %9s %9s %9s %9s %9s %9s %-10s %9s\n", width, shown[i].name, cells[0],
-		       cells[1], cells[2], cells[3], cells[4], cells[5],
-		       shown[i].backend, row->daemon ? cells[6] : "-");
+		for (int c = 0; c < 8; c++)
+			human_bytes(cells[c], sizeof(cells[c]), values[c], page_size, exact);
+		printf("%-*s %*s %*s %*s %*s %*s %*s %*s %-10s %*s\n", width, shown[i].name,
+		       cw, cells[0], cw, cells[1], cw, cells[2], cw, cells[3], cw, cells[4],
+		       cw, cells[5], cw, cells[6], shown[i].backend, cw,
+		       row->daemon ? cells[7] : "-");
 	}
 	for (size_t i = 0; i < nr_rows; i++)
 		if (rows[i].daemon && rows[i].daemon->backend_why[0])
@@ -230,16 +269,18 @@ static void row_record(const struct status_row *row, struct upcc_state_scope *ou
 
 /* The state file's shape: version, page size, daemon (or null), scopes. */
 static void print_json(const struct status_row *rows, size_t nr_rows,
-		       const struct upcc_state_header *header, bool have_state, uint64_t page_size)
+		       const struct upcc_state_header *header, enum daemon_state daemon,
+		       uint64_t page_size)
 {
 	static struct upcc_state_scope record;
 
 	printf("{\"version\":%d,\"page_size\":%" PRIu64 ",\"daemon\":", UPCC_STATE_VERSION,
 	       page_size);
-	if (have_state)
-		printf("{\"pid\":%ld,\"start_time\":%llu,\"updated\":%lld,\"dry_run\":%s}",
-		       header->pid, header->start_time, header->updated,
-		       header->dry_run ? "true" : "false");
+	if (daemon != DAEMON_NONE)
+		printf("{\"pid\":%ld,\"start_time\":%llu,\"updated\":%lld,\"dry_run\":%s"
+		       ",\"running\":%s}", header->pid, header->start_time, header->updated,
+		       header->dry_run ? "true" : "false",
+		       daemon == DAEMON_RUNNING ? "true" : "false");
 	else
 		fputs("null", stdout);
 	fputs(",\"scopes\":[\n", stdout);
@@ -255,6 +296,7 @@ static int status_main(int argc, char **argv)
 {
 	static const struct option long_options[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "bytes", no_argument, NULL, 'b' },
 		{ "state", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -265,13 +307,15 @@ static int status_main(int argc, char **argv)
 	struct upcc_state_header header = { 0 };
 	uint64_t page_size = upcc_page_size();
 	size_t nr_daemon = 0, nr_rows = 0;
-	bool json = false, have_state;
-	int opt, failures;
+	bool json = false, exact = false, named = false;
+	enum daemon_state daemon = DAEMON_NONE;
+	int opt, failures, err;
 
 	while ((opt = getopt_long(argc, argv, "h", long_options, NULL)) != -1) {
 		switch (opt) {
 		case 'j': json = true; break;
-		case 's': state_path = optarg; break;
+		case 'b': exact = true; break;
+		case 's': state_path = optarg; named = true; break;
 		case 'h': status_usage(stdout); return 0;
 		default: status_usage(stderr); return UPCC_EXIT_USAGE;
 		}
@@ -280,17 +324,27 @@ static int status_main(int argc, char **argv)
 		fprintf(stderr, "upcc status: unexpected argument \"%s\"\n", argv[optind]);
 		return UPCC_EXIT_USAGE;
 	}
-	have_state = upcc_state_read(state_path, &header, daemon_scopes, UPCC_MAX_SCOPES,
-				     &nr_daemon) == 0;
-	if (have_state && nr_daemon)
+	err = upcc_state_read(state_path, &header, daemon_scopes, UPCC_MAX_SCOPES, &nr_daemon);
+	if (err && named) {
+		/* A file asked for by name is never silently replaced by defaults. */
+		fputs("upcc status: cannot read state file ", stderr);
+		upcc_fputs_printable(state_path, stderr);
+		fprintf(stderr, ": %s\n", err == -ENOENT ? "no such file (is upcd running with --state "
+			"naming it?)" : err == -EINVAL ? "not an upcd state file (version 2)"
+			: strerror(-err));
+		return UPCC_EXIT_FAILURE;
+	}
+	if (!err)
+		daemon = upcc_state_daemon_alive(&header) ? DAEMON_RUNNING : DAEMON_GONE;
+	if (daemon != DAEMON_NONE && nr_daemon)
 		daemon_rows(rows, &nr_rows, daemon_scopes, nr_daemon);
 	else
 		default_rows(rows, &nr_rows);
 	failures = measure_rows(rows, nr_rows, page_size);
 	if (json)
-		print_json(rows, nr_rows, &header, have_state, page_size);
+		print_json(rows, nr_rows, &header, daemon, page_size);
 	else
-		print_table(rows, nr_rows, &header, have_state, state_path, page_size);
+		print_table(rows, nr_rows, &header, daemon, state_path, page_size, exact);
 	return failures ? UPCC_EXIT_FAILURE : 0;
 }
 

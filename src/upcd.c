@@ -41,7 +41,7 @@
 /* What the command line says, applied on top of the config file. */
 struct upcd_options {
 	const char *config_path;	/* NULL: the default, optional */
-	bool once, dry_run, verbose;
+	bool once, dry_run, verbose, check;
 	const char *backend;
 	const char *scopes[UPCC_MAX_SCOPES];
 	size_t nr_scopes;
@@ -55,6 +55,12 @@ struct upcd {
 	size_t nr_runs;
 	uint64_t page_size;
 	bool state_warned, metrics_warned;
+	bool reports_failed;		/* the last round's state or metrics write failed */
+	/* The round under way, for its one log line (log_round_step). */
+	unsigned int round_step;
+	unsigned int round_acted;	/* steps that called the backend */
+	uint64_t round_asked;		/* pages the steps asked the backend for */
+	uint64_t round_unmapped;	/* unmapped before the first step */
 	uint64_t watchdog_usec;		/* WATCHDOG_USEC, 0 without a watchdog */
 	uint64_t last_ping_usec;	/* the last WATCHDOG=1, monotonic */
 	struct upcc_compact compact;	/* under a reporting balloon only */
@@ -69,7 +75,11 @@ static void usage(FILE *out)
 		"  --config FILE        config file (default " UPCC_DEFAULT_CONFIG_PATH ", if present)\n"
 		"  --once               step until every scope is at or below its target,\n"
 		"                       or nothing more can be reclaimed, then exit\n"
-		"  --dry-run            decide and report, reclaim nothing\n"
+		"  --dry-run            decide and report, reclaim nothing (with --once:\n"
+		"                       exit 1 if a scope has no usable backend)\n"
+		"  --check              check the config, probe each scope's backend, say\n"
+		"                       what upcd would do now, then exit (1: a scope has\n"
+		"                       no usable backend or cannot be measured)\n"
 		"  --backend NAME       auto|fadvise|damon|memcg|dropcache (all scopes)\n"
 		"  --scope SPEC         system|node:N|cgroup:/PATH|path:/DIR (repeatable;\n"
 		"                       replaces the config file's scopes)\n"
@@ -78,21 +88,23 @@ static void usage(FILE *out)
 		"  --interval TIME      control interval (500ms, 1s, 2m)\n"
 		"  --metrics FILE       Prometheus textfile to write\n"
 		"  --state FILE         state file for upcc status (default " UPCC_DEFAULT_STATE_PATH ")\n"
-		"  -v, --verbose        log idle steps too\n"
+		"  -v, --verbose        also log every step and idle tick (debug)\n"
 		"  -h, --help           this help\n"
 		"  -V, --version        version\n\n"
-		"Exit codes: 0 ok; 1 runtime error; 2 bad usage or config;\n"
+		"Exit codes: 0 ok; 1 runtime error (a report not written, no usable backend);\n"
+		"2 bad usage or config;\n"
 		"3 (--once) a scope is still above its target and nothing more could be reclaimed.\n");
 }
 
 static int parse_options(int argc, char **argv, struct upcd_options *options)
 {
 	enum { OPT_CONFIG = 256, OPT_ONCE, OPT_DRY_RUN, OPT_BACKEND, OPT_SCOPE, OPT_TARGET,
-	       OPT_TRIGGER, OPT_INTERVAL, OPT_METRICS, OPT_STATE };
+	       OPT_TRIGGER, OPT_INTERVAL, OPT_METRICS, OPT_STATE, OPT_CHECK };
 	static const struct option long_options[] = {
 		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "once", no_argument, NULL, OPT_ONCE },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+		{ "check", no_argument, NULL, OPT_CHECK },
 		{ "backend", required_argument, NULL, OPT_BACKEND },
 		{ "scope", required_argument, NULL, OPT_SCOPE },
 		{ "target", required_argument, NULL, OPT_TARGET },
@@ -112,6 +124,7 @@ static int parse_options(int argc, char **argv, struct upcd_options *options)
 		case OPT_CONFIG: options->config_path = optarg; break;
 		case OPT_ONCE: options->once = true; break;
 		case OPT_DRY_RUN: options->dry_run = true; break;
+		case OPT_CHECK: options->check = true; break;
 		case OPT_BACKEND: options->backend = optarg; break;
 		case OPT_SCOPE:
 			if (options->nr_scopes >= UPCC_MAX_SCOPES) {
@@ -135,6 +148,13 @@ static int parse_options(int argc, char **argv, struct upcd_options *options)
 		fprintf(stderr, "upcd: unexpected argument \"%s\"\n", argv[optind]);
 		return UPCC_EXIT_USAGE;
 	}
+	if (options->check && options->once) {
+		fprintf(stderr, "upcd: --check and --once: choose one (--check acts on nothing)\n");
+		return UPCC_EXIT_USAGE;
+	}
+	/* --check writes nothing and reclaims nothing: a dry run's rules. */
+	if (options->check)
+		options->dry_run = true;
 	return 0;
 }
 
@@ -215,6 +235,17 @@ static int build_config(const struct upcd_options *options, struct upcc_config *
 		err = upcc_config_load(path, config, error, sizeof(error));
 	if (!err)
 		err = apply_daemon_options(options, config, error, sizeof(error));
+	/* What can never be measured here is a usage error now, not a
+	 * "cannot measure" every round.
+	 */
+	for (size_t i = 0; !err && i < config->nr_scopes; i++) {
+		const struct upcc_scope *scope = &config->scopes[i].scope;
+		char why[384];
+
+		err = upcc_scope_check(scope, why, sizeof(why));
+		if (err)
+			snprintf(error, sizeof(error), "scope %s: %s", scope->name, why);
+	}
 	/* A dry run writes reports only where the command line says: not the
 	 * config file's paths, nor the default state file, here and on reload.
 	 */
@@ -224,6 +255,11 @@ static int build_config(const struct upcd_options *options, struct upcc_config *
 		if (!options->metrics)
 			config->metrics_path[0] = '\0';
 	}
+	/* The state file is the running daemon's, read by upcc status: a
+	 * --once run (a process that exits) writes one only where --state says.
+	 */
+	if (!err && options->once && !options->state)
+		config->state_path[0] = '\0';
 	if (err) {
 		upcc_log(LOG_ERR, "%s", error);
 		upcc_config_free(config);
@@ -251,6 +287,19 @@ static void log_backend_detail(const struct upcc_scope_run *run)
 		upcc_log(LOG_INFO, "scope %s: %s", run->scope.name, line);
 }
 
+/* What to do about a backend that cannot be used (@err from select or init). */
+static const char *backend_hint(const char *name, int err)
+{
+	if (err == -EBUSY && strcmp(name, "damon") == 0)
+		return "stop the other DAMON user (kdamonds/nr_kdamonds is not 0) or choose "
+		       "backend auto";
+	if (err == -EPERM && strcmp(name, "dropcache") == 0)
+		return "set allow_dropcache = yes, or choose another backend";
+	if (strcmp(name, "auto") != 0)
+		return "choose backend auto to let upcd pick one that works here";
+	return "no backend can keep upcd's rules for this scope here (see upcd(8))";
+}
+
 /* Choose and (unless dry run) initialise @run's backend; logs the outcome. */
 static void setup_backend(struct upcc_scope_run *run, const struct upcc_config *config,
 			  bool dry_run)
@@ -267,10 +316,10 @@ static void setup_backend(struct upcc_scope_run *run, const struct upcc_config *
 		run->backend_initialised = !err;
 	}
 	if (err || !backend->ops) {
-		snprintf(run->backend_error, sizeof(run->backend_error), "%s: %s%s%s",
-			 run->backend_name, strerror(err < 0 ? -err : EINVAL),
-			 backend->why[0] ? ": " : "", backend->why);
-		upcc_log(LOG_WARNING, "scope %s: no usable backend (%s)", run->scope.name,
+		snprintf(run->backend_error, sizeof(run->backend_error), "%s; %s",
+			 backend->why[0] ? backend->why : strerror(err < 0 ? -err : EINVAL),
+			 backend_hint(run->backend_name, err));
+		upcc_log(LOG_WARNING, "scope %s: no usable backend: %s", run->scope.name,
 			 run->backend_error);
 		return;
 	}
@@ -349,6 +398,7 @@ static void free_runs(struct upcc_scope_run *runs, size_t nr_runs)
 static void log_sample_error(struct upcc_scope_run *run, int error)
 {
 	uint64_t now = upcc_monotonic_usec();
+	char why[PATH_MAX + 128];
 
 	if (error == -EINTR)
 		return;		/* cut short by a signal, which is handled next */
@@ -357,12 +407,12 @@ static void log_sample_error(struct upcc_scope_run *run, int error)
 		run->sample_errors_unlogged++;
 		return;
 	}
+	upcc_measure_explain(&run->scope, error, why, sizeof(why));
 	if (run->sample_errors_unlogged)
 		upcc_log(LOG_ERR, "scope %s: cannot measure: %s (%llu times since the last message)",
-			 run->scope.name, strerror(-error),
-			 (unsigned long long)run->sample_errors_unlogged + 1);
+			 run->scope.name, why, (unsigned long long)run->sample_errors_unlogged + 1);
 	else
-		upcc_log(LOG_ERR, "scope %s: cannot measure: %s", run->scope.name, strerror(-error));
+		upcc_log(LOG_ERR, "scope %s: cannot measure: %s", run->scope.name, why);
 	run->sample_error = error;
 	run->sample_error_logged = now;
 	run->sample_errors_unlogged = 0;
@@ -392,7 +442,11 @@ static void log_walk_skips(struct upcc_scope_run *run, const struct upcc_sample 
 	run->walk_skips_logged = now;
 }
 
-static void log_step(const struct upcd *upcd, struct upcc_scope_run *run,
+/*
+ * One step, at debug (-v): the round it belongs to gets one INFO line
+ * (log_round).  Errors and refusals keep their own level.
+ */
+static void log_step(struct upcd *upcd, struct upcc_scope_run *run,
 		     const struct upcc_step_report *report)
 {
 	const struct upcc_scope *scope = &run->scope;
@@ -411,37 +465,35 @@ static void log_step(const struct upcd *upcd, struct upcc_scope_run *run,
 		log_sample_error(run, report->error);
 		break;
 	case UPCC_STEP_IDLE:
-		upcc_log(upcd->options.once ? LOG_INFO : LOG_DEBUG,
-			 "scope %s: idle: unmapped %s, target %s, trigger %s",
+		upcc_log(LOG_DEBUG, "scope %s: idle: unmapped %s, target %s, trigger %s",
 			 scope->name, SIZE(report->unmapped_before, page),
 			 SIZE(scope->policy.target_pages, page),
 			 SIZE(scope->policy.trigger_pages, page));
 		break;
 	case UPCC_STEP_DRY_RUN:
 	case UPCC_STEP_NO_BACKEND:
-		upcc_log(report->outcome == UPCC_STEP_NO_BACKEND ? LOG_WARNING : LOG_NOTICE,
-			 "scope %s: %s: would ask %s for %llu pages (%s): unmapped %s, target %s, trigger %s",
-			 scope->name, report->outcome == UPCC_STEP_DRY_RUN ? "dry run" : "no backend",
-			 backend, (unsigned long long)report->requested_pages,
-			 SIZE(report->requested_pages, page),
-			 SIZE(report->unmapped_before, page),
-			 SIZE(scope->policy.target_pages, page),
-			 SIZE(scope->policy.trigger_pages, page));
-		break;
-	case UPCC_STEP_REFUSED:
-		upcc_log(LOG_NOTICE,
-			 "scope %s: %s refused to act (step %llu skipped, %llu so far): %s; unmapped %s, target %s",
-			 scope->name, backend, (unsigned long long)report->requested_pages,
-			 (unsigned long long)scope->refused_steps_total, report->result.refused,
+		upcc_log(LOG_DEBUG, "scope %s: step %u: %s: would ask %s for %s: unmapped %s, target %s",
+			 scope->name, upcd->round_step,
+			 report->outcome == UPCC_STEP_DRY_RUN ? "dry run" : "no usable backend",
+			 backend, SIZE(report->requested_pages, page),
 			 SIZE(report->unmapped_before, page),
 			 SIZE(scope->policy.target_pages, page));
 		break;
+	case UPCC_STEP_REFUSED:
+		upcc_log(LOG_NOTICE,
+			 "scope %s: %s refused to act (%llu steps refused so far): %s; unmapped %s, target %s",
+			 scope->name, backend, (unsigned long long)scope->refused_steps_total,
+			 report->result.refused, SIZE(report->unmapped_before, page),
+			 SIZE(scope->policy.target_pages, page));
+		break;
 	case UPCC_STEP_ACTED:
-		upcc_log(report->error ? LOG_WARNING : LOG_INFO,
-			 "scope %s: %s reclaimed %llu of %llu pages (%s) in %.1f ms, scanned %llu, skipped dirty %llu; unmapped was %s, target %s%s%s",
-			 scope->name, backend,
-			 (unsigned long long)report->result.reclaimed_pages,
-			 (unsigned long long)report->requested_pages,
+		/* A backend drops what it drops (fadvise: whole files), so a
+		 * step may take more or less than it asked for.
+		 */
+		upcc_log(report->error ? LOG_WARNING : LOG_DEBUG,
+			 "scope %s: step %u: asked %s for %s, it took %s in %.1f ms (scanned %llu, skipped %llu dirty); unmapped was %s, target %s%s%s",
+			 scope->name, upcd->round_step, backend,
+			 SIZE(report->requested_pages, page),
 			 SIZE(report->result.reclaimed_pages, page),
 			 (double)report->result.elapsed_usec / 1000.0,
 			 (unsigned long long)report->result.scanned_items,
@@ -474,6 +526,7 @@ static void write_reports(struct upcd *upcd)
 	const struct upcc_config *config = &upcd->config;
 	int err;
 
+	upcd->reports_failed = false;
 	if (config->state_path[0]) {
 		ensure_parent(config->state_path);
 		err = upcc_state_write(config->state_path, upcd->runs, upcd->nr_runs,
@@ -482,6 +535,7 @@ static void write_reports(struct upcd *upcd)
 			upcc_log(LOG_WARNING, "cannot write state %s: %s", config->state_path,
 				 strerror(-err));
 		upcd->state_warned = err != 0;
+		upcd->reports_failed |= err != 0;
 	}
 	if (config->metrics_path[0]) {
 		err = upcc_metrics_write(config->metrics_path, upcd->runs, upcd->nr_runs,
@@ -490,6 +544,7 @@ static void write_reports(struct upcd *upcd)
 			upcc_log(LOG_WARNING, "cannot write metrics %s: %s", config->metrics_path,
 				 strerror(-err));
 		upcd->metrics_warned = err != 0;
+		upcd->reports_failed |= err != 0;
 	}
 }
 
@@ -511,19 +566,99 @@ static uint64_t round_budget_usec(const struct upcd *upcd)
 static void log_round_step(struct upcc_scope_run *run, const struct upcc_step_report *report,
 			   void *context)
 {
-	log_step(context, run, report);
+	struct upcd *upcd = context;
+
+	if (!upcd->round_step++)
+		upcd->round_unmapped = report->unmapped_before;
+	if (report->outcome == UPCC_STEP_ACTED) {
+		upcd->round_acted++;
+		upcd->round_asked += report->requested_pages;
+	}
+	log_step(upcd, run, report);
 }
 
-static const char *round_end_name(enum upcc_round_end end)
+static const char *round_end_name(const struct upcc_round_report *report)
 {
-	switch (end) {
-	case UPCC_ROUND_IDLE: return "at target";
-	case UPCC_ROUND_NO_PROGRESS: return "nothing more reclaimable";
-	case UPCC_ROUND_BUDGET: return "time budget spent";
+	switch (report->end) {
+	case UPCC_ROUND_IDLE: return "at the target";
+	case UPCC_ROUND_NO_PROGRESS: return "nothing more came off (dirty, mapped or in use)";
+	case UPCC_ROUND_BUDGET: return "time budget spent, the next round goes on";
 	case UPCC_ROUND_MAX_STEPS: return "step bound reached";
 	case UPCC_ROUND_STOPPED: break;
 	}
-	return "stopped";
+	if (report->last.outcome == UPCC_STEP_REFUSED)
+		return "the backend refused";
+	if (report->last.error)
+		return "the backend failed";
+	return "stopped by a signal";
+}
+
+/* The pages above the target: what a round that reaches it takes off. */
+static uint64_t excess_pages(uint64_t unmapped, const struct upcc_policy *policy)
+{
+	return unmapped > policy->target_pages ? unmapped - policy->target_pages : 0;
+}
+
+/*
+ * A round's one line: at INFO if it acted (asked, took, time, why it
+ * ended) or, dry, what it would do for the whole excess, not only the
+ * first step; an idle round at debug (--once: INFO, its only word).
+ */
+static void log_round(const struct upcd *upcd, const struct upcc_scope_run *run,
+		      const struct upcc_round_report *report)
+{
+	const struct upcc_scope *scope = &run->scope;
+	const char *backend = run->backend_ready ? run->backend.ops->name : NULL;
+	uint64_t page = upcd->page_size;
+
+	switch (report->last.outcome) {
+	case UPCC_STEP_SAMPLE_FAILED:
+		return;		/* log_sample_error() said it, rate-limited */
+	case UPCC_STEP_DRY_RUN:
+	case UPCC_STEP_NO_BACKEND:
+		if (report->steps != 1)
+			break;
+		if (backend)
+			upcc_log(LOG_NOTICE, "scope %s: dry run: would have %s reclaim %s, down to the target, in steps of at most %s: unmapped %s, target %s, trigger %s",
+				 scope->name, backend,
+				 SIZE(excess_pages(report->last.unmapped_before, &scope->policy), page),
+				 SIZE(report->last.requested_pages, page),
+				 SIZE(report->last.unmapped_before, page),
+				 SIZE(scope->policy.target_pages, page),
+				 SIZE(scope->policy.trigger_pages, page));
+		else
+			upcc_log(LOG_WARNING, "scope %s: %s over the target would not be reclaimed: no usable backend: unmapped %s, target %s",
+				 scope->name,
+				 SIZE(excess_pages(report->last.unmapped_before, &scope->policy), page),
+				 SIZE(report->last.unmapped_before, page),
+				 SIZE(scope->policy.target_pages, page));
+		return;
+	case UPCC_STEP_IDLE:
+		if (report->steps == 1) {
+			upcc_log(upcd->options.once ? LOG_INFO : LOG_DEBUG,
+				 "scope %s: idle: unmapped %s, target %s, trigger %s", scope->name,
+				 SIZE(report->last.unmapped_before, page),
+				 SIZE(scope->policy.target_pages, page),
+				 SIZE(scope->policy.trigger_pages, page));
+			return;
+		}
+		break;
+	default:
+		break;
+	}
+	if (!upcd->round_acted)
+		return;		/* refused: log_step() said so */
+	/* An idle last step measured what the round left: "16Mi -> 1.0Mi". */
+	upcc_log(LOG_INFO, "scope %s: %s reclaimed %s in %u step%s, %.1f ms (asked for %s): %s; unmapped %s%s%s%s, target %s",
+		 scope->name, backend ? backend : "none", SIZE(report->reclaimed_pages, page),
+		 upcd->round_acted, upcd->round_acted == 1 ? "" : "s",
+		 (double)report->elapsed_usec / 1000.0, SIZE(upcd->round_asked, page),
+		 round_end_name(report),
+		 report->last.outcome == UPCC_STEP_IDLE ? "" : "was ",
+		 SIZE(upcd->round_unmapped, page),
+		 report->last.outcome == UPCC_STEP_IDLE ? " -> " : "",
+		 report->last.outcome == UPCC_STEP_IDLE ? SIZE(report->last.unmapped_before, page) : "",
+		 SIZE(scope->policy.target_pages, page));
 }
 
 /*
@@ -581,6 +716,10 @@ static int control_round(struct upcd *upcd, const struct upcc_round_limits *limi
 
 		if (i && upcc_pace_stop_now())
 			break;		/* a signal waits: the next scopes wait for the next round */
+		upcd->round_step = 0;
+		upcd->round_acted = 0;
+		upcd->round_asked = 0;
+		upcd->round_unmapped = 0;
 		if (upcc_control_round(run, upcc_measure, upcd->page_size, limits, &report))
 			failures++;
 		else if (round_missed_target(&report))
@@ -591,12 +730,7 @@ static int control_round(struct upcd *upcd, const struct upcc_round_limits *limi
 		 */
 		if (run->scope.kind == UPCC_SCOPE_SYSTEM || run->scope.kind == UPCC_SCOPE_NODE)
 			freed_pages += report.reclaimed_pages;
-		if (report.steps > 1)
-			upcc_log(LOG_INFO, "scope %s: round of %u steps reclaimed %llu pages (%s) in %.1f ms: %s",
-				 run->scope.name, report.steps,
-				 (unsigned long long)report.reclaimed_pages,
-				 SIZE(report.reclaimed_pages, upcd->page_size),
-				 (double)report.elapsed_usec / 1000.0, round_end_name(report.end));
+		log_round(upcd, run, &report);
 	}
 	compact_after_round(upcd, freed_pages);
 	write_reports(upcd);
@@ -626,14 +760,95 @@ static int run_once(struct upcd *upcd)
 	};
 	unsigned int missed = 0;
 	int failures = control_round(upcd, &limits, &missed);
+	size_t unusable = 0;
 
 	if (upcc_pace_stop_now()) {
 		upcc_log(LOG_NOTICE, "signal: stopping");
 		return UPCC_EXIT_OK;
 	}
-	if (failures)
+	/* A dry run that shows what a scope with no backend "would" do has
+	 * not shown that the real run could: it fails as the real one would.
+	 */
+	for (size_t i = 0; i < upcd->nr_runs; i++)
+		unusable += !upcd->runs[i].backend_ready;
+	if (unusable) {
+		upcc_log(LOG_ERR, "%zu of %zu scope(s) have no usable backend", unusable,
+			 upcd->nr_runs);
+		return UPCC_EXIT_FAILURE;
+	}
+	/* --once is run by scripts and timers: a report it could not write
+	 * is a failure they must see, not only a log line.
+	 */
+	if (failures || upcd->reports_failed)
 		return UPCC_EXIT_FAILURE;
 	return missed ? UPCC_EXIT_TARGET_MISSED : UPCC_EXIT_OK;
+}
+
+/*
+ * --check: the config is valid (else build_config failed, exit 2); for
+ * each scope say which backend would act and why (or why none and what
+ * to do), measure it and say what upcd would do for the whole excess.
+ * 0, or 1 if a scope has no usable backend or cannot be measured.
+ */
+static int check_config(struct upcd *upcd)
+{
+	const char *config_path = upcd->options.config_path;
+	uint64_t page = upcd->page_size;
+	size_t bad = 0;
+
+	if (!config_path)
+		config_path = access(UPCC_DEFAULT_CONFIG_PATH, F_OK) == 0 ?
+			      UPCC_DEFAULT_CONFIG_PATH : "(built-in defaults)";
+	printf("config %s: valid: %zu scope%s, interval %llu ms\n", config_path, upcd->nr_runs,
+	       upcd->nr_runs == 1 ? "" : "s", (unsigned long long)upcd->config.interval_ms);
+	for (size_t i = 0; i < upcd->nr_runs; i++) {
+		struct upcc_scope_run *run = &upcd->runs[i];
+		struct upcc_scope *scope = &run->scope;
+		enum upcc_phase phase = UPCC_PHASE_RECLAIMING;
+		struct upcc_policy policy;
+		struct upcc_sample sample;
+		char why[PATH_MAX + 128];
+		uint64_t step, excess;
+		int err;
+
+		if (!run->backend_ready) {
+			printf("scope %s: no usable backend: %s\n", scope->name, run->backend_error);
+			bad++;
+		} else {
+			printf("scope %s: backend %s (%s)\n", scope->name, run->backend.ops->name,
+			       run->backend.why);
+		}
+		err = upcc_measure(scope, &sample);
+		if (err) {
+			printf("scope %s: cannot measure: %s\n", scope->name,
+			       upcc_measure_explain(scope, err, why, sizeof(why)));
+			bad += run->backend_ready;
+			continue;
+		}
+		policy = upcc_policy_resolve(&scope->config, &sample, page);
+		excess = excess_pages(sample.unmapped_pages, &policy);
+		step = upcc_decide(&policy, &phase, sample.unmapped_pages);
+		step = upcc_step_cap(&scope->config, step, sample.total_pages, page);
+		printf("scope %s: unmapped %s, target %s, trigger %s, dirty %s: ", scope->name,
+		       SIZE(sample.unmapped_pages, page), SIZE(policy.target_pages, page),
+		       SIZE(policy.trigger_pages, page),
+		       SIZE(sample.dirty_pages + sample.writeback_pages, page));
+		if (!excess)
+			printf("at or below the target: nothing to do\n");
+		else if (sample.unmapped_pages > policy.trigger_pages)
+			printf("over the trigger: would reclaim %s, down to the target, in steps of at most %s\n",
+			       SIZE(excess, page), SIZE(step, page));
+		else
+			printf("below the trigger: nothing to do until it passes it (--once now: would reclaim %s, down to the target)\n",
+			       SIZE(excess, page));
+	}
+	if (bad) {
+		printf("check: %zu of %zu scope%s cannot be controlled\n", bad, upcd->nr_runs,
+		       upcd->nr_runs == 1 ? "" : "s");
+		return UPCC_EXIT_FAILURE;
+	}
+	printf("check: ok\n");
+	return UPCC_EXIT_OK;
 }
 
 static int arm_timer(int fd, uint64_t period_usec)
@@ -833,6 +1048,12 @@ int main(int argc, char **argv)
 		return UPCC_EXIT_FAILURE;
 	}
 	upcd.nr_runs = upcd.config.nr_scopes;
+	if (upcd.options.check) {
+		rc = check_config(&upcd);
+		free_runs(upcd.runs, upcd.nr_runs);
+		upcc_config_free(&upcd.config);
+		return rc;
+	}
 	upcc_compact_probe(&upcd.compact);
 	upcc_log(LOG_INFO, "compaction for free page reporting %s", upcd.compact.why);
 	upcd.watchdog_usec = upcc_notify_watchdog_usec();

@@ -40,7 +40,7 @@ check "dropcache without consent refused" exit_code_is 2 "$upcd" --config "$tmp/
 
 check "upcd --once --dry-run exits 0" exit_code_is 0 "$upcd" --once --dry-run \
 	--state "$tmp/state.json" --metrics "$tmp/upcc.prom" --scope=system
-check "dry run says what it would do" grep -qE "dry run: would ask|idle:" "$tmp/err"
+check "dry run says what it would do" grep -qE "dry run: would have [a-z]+ reclaim|idle:" "$tmp/err"
 check "state file is JSON" json_ok "$tmp/state.json"
 check "metrics file has unmapped gauge" grep -q '^upcc_unmapped_bytes{scope="system"} [0-9]' "$tmp/upcc.prom"
 check "no temporary files left" test "$(ls "$tmp" | grep -c '\.tmp\.')" -eq 0
@@ -50,7 +50,33 @@ state_backend=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[
 check "upcc status shows the daemon's backend ($state_backend)" grep -qE "^system .* $state_backend " "$tmp/out"
 check "upcc status --json exits 0" exit_code_is 0 "$upcc" status --json --state "$tmp/state.json"
 check "upcc status --json is JSON" json_ok "$tmp/out"
-check "upcc without daemon state exits 0" exit_code_is 0 "$upcc" status --state "$tmp/none.json"
+check "upcc status on a --once state exits 0" exit_code_is 0 "$upcc" status --state "$tmp/state.json"
+check "upcc status: the --once process is not running (stale state)" \
+	stdout_has "upcd: not running (stale state $tmp/state.json of pid"
+running_is() { "$upcc" status --json --state "$1" |
+	python3 -c 'import json,sys; sys.exit(json.load(sys.stdin)["daemon"]["running"] != (sys.argv[1] == "true"))' "$2"; }
+check "upcc status --json: a --once state's daemon is not running" running_is "$tmp/state.json" false
+check "upcc status --state MISSING exits 1" exit_code_is 1 "$upcc" status --state "$tmp/none.json"
+check "upcc status --state MISSING says so" stderr_has "cannot read state file $tmp/none.json: no such file"
+check "upcc status --state MISSING prints no table" test ! -s "$tmp/out"
+check "upcc status --bytes exits 0" exit_code_is 0 "$upcc" status --bytes --state "$tmp/state.json"
+check "upcc status has a DIRTY column" grep -qE '^SCOPE +MEMORY +FILE_LRU +MAPPED +UNMAPPED +DIRTY ' "$tmp/out"
+check "upcc status --bytes prints exact bytes" grep -qE '^system +[0-9]+ +[0-9]+ ' "$tmp/out"
+
+# --once writes no state file but the one --state names: not the config's
+# (nor the default /run/upcc/state.json) that upcc status reads as the daemon's.
+mkdir "$tmp/empty"
+printf 'state = %s\n' "$tmp/cfg-state.json" >"$tmp/once.conf"
+check "upcd --once (no --state) exits 0" exit_code_is 0 "$upcd" --once --config "$tmp/once.conf" \
+	--backend=fadvise --scope="path:$tmp/empty"
+check "upcd --once wrote no state file without --state" absent "$tmp/cfg-state.json"
+check "upcd --once --state writes it" exit_code_is 0 "$upcd" --once --config "$tmp/once.conf" \
+	--backend=fadvise --scope="path:$tmp/empty" --state "$tmp/once.json"
+check "upcd --once --state wrote the state" test -s "$tmp/once.json"
+# A report --once could not write fails the run.
+check "upcd --once with an unwritable --metrics exits 1" exit_code_is 1 "$upcd" --once --dry-run \
+	--scope=system --metrics "$tmp/no-such-dir/upcc.prom"
+check "unwritable metrics is logged" stderr_has "cannot write metrics $tmp/no-such-dir/upcc.prom"
 check "upcc unknown command exits 2" exit_code_is 2 "$upcc" frobnicate
 check "upcc status --help exits 0" exit_code_is 0 "$upcc" status --help
 check "upcc no command exits 2" exit_code_is 2 "$upcc"
@@ -68,6 +94,9 @@ scopes_in_state() { [ "$(grep -c '^{"name":' "$tmp/live.json" 2>/dev/null)" -eq 
 check "READY=1 sent" wait_for 10 grep -q ' READY=1$' "$tmp/notify.log"
 check "WATCHDOG=1 sent" wait_for 10 grep -q ' WATCHDOG=1$' "$tmp/notify.log"
 check "state written by the loop" wait_for 10 scopes_in_state 1
+check "upcc status: the live daemon is running" exit_code_is 0 "$upcc" status --state "$tmp/live.json"
+check "upcc status names the live daemon's pid" stdout_has "upcd: running, pid $daemon_pid,"
+check "upcc status --json: the live daemon is running" running_is "$tmp/live.json" true
 printf 'interval = 100ms\n[scope one]\ntype = system\n[scope two]\ntype = system\ntarget = 64M\n' >"$tmp/live.conf"
 kill -HUP "$daemon_pid"
 check "SIGHUP reloads a good config" wait_for 10 scopes_in_state 2
@@ -95,11 +124,65 @@ sync
 cat "$tmp/tree"/* >/dev/null
 cached_kb() { "$upcc" status --json --state "$tmp/tree.json" |
 	python3 -c 'import json,sys; print(json.load(sys.stdin)["scopes"][0]["unmapped_bytes"] // 1024)'; }
+# Issue 11: a dry run and --check say what would happen to the whole excess
+# (16Mi cached, target 2M), not only to the first step.
+check "--once --dry-run on the tree exits 0" exit_code_is 0 "$upcd" --once --dry-run \
+	--backend=fadvise --scope="path:$tmp/tree" --target=2M
+excess_over_step() { python3 - "$1" <<'PY'
+import re, sys
+units = {"B": 1, "Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30}
+def size(t):
+    m = re.fullmatch(r"([0-9.]+)(B|Ki|Mi|Gi)", t)
+    return float(m.group(1)) * units[m.group(2)]
+m = re.search(r"reclaim ([0-9.]+[KMG]?i?B?), down to the target, in steps of at most ([0-9.]+[KMG]?i?B?)",
+              open(sys.argv[1]).read())
+sys.exit(0 if m and size(m.group(1)) >= 8 << 20 and size(m.group(1)) > size(m.group(2)) else 1)
+PY
+}
+check "dry run reports the whole excess (over 8Mi), beyond its first step" excess_over_step "$tmp/err"
+check "upcd --check on the tree exits 0" exit_code_is 0 "$upcd" --check --backend=fadvise \
+	--scope="path:$tmp/tree" --target=2M --trigger=4M
+check "--check names the backend" stdout_has "scope path:$tmp/tree: backend fadvise ("
+check "--check reports the whole excess" excess_over_step "$tmp/out"
+check "--check ends on ok" grep -qx 'check: ok' "$tmp/out"
+printf 'state = %s\nmetrics = %s\n' "$tmp/check.json" "$tmp/check.prom" >"$tmp/check.conf"
+check "upcd --check --config exits 0" exit_code_is 0 "$upcd" --check --config "$tmp/check.conf" \
+	--scope="path:$tmp/tree"
+check "--check names the config it checked" stdout_has "config $tmp/check.conf: valid: 1 scope"
+check "upcd --check writes neither state nor metrics" eval 'absent "$tmp/check.json" && absent "$tmp/check.prom"'
+check "upcd --check with no usable backend exits 1" exit_code_is 1 "$upcd" --check \
+	--backend=damon --scope="path:$tmp/tree"
+check "--check says which scope cannot be controlled" stdout_has "check: 1 of 1 scope cannot be controlled"
+check "--check says what to do" stdout_has "choose backend auto"
+check "upcd --check with a bad config exits 2" exit_code_is 2 "$upcd" --check --config "$tmp/bad.conf"
+check "upcd --check --once is a usage error (2)" exit_code_is 2 "$upcd" --check --once
+check "--once --dry-run with no usable backend exits 1" exit_code_is 1 "$upcd" --once --dry-run \
+	--backend=damon --scope="path:$tmp/tree"
+check "no usable backend names the fix" stderr_has "no usable backend: damon unusable: "
+check "no 'would ask none'" eval '! grep -q "would ask none" "$tmp/err"'
+
 check "--once on a tree exits 0" exit_code_is 0 "$upcd" --once --backend=fadvise \
 	--scope="path:$tmp/tree" --target=2M --state "$tmp/tree.json"
 after=$(cached_kb)
 echo "tree cache after --once: ${after} KiB (target 2048 KiB)"
 check "tree cache at or below target" test "${after:-99999}" -le 2048
-check "reclaim was logged with amount and time" grep -qE 'fadvise reclaimed [0-9]+ of [0-9]+ pages .* in [0-9.]+ ms' "$tmp/err"
+check "the round was logged: reclaimed, steps, time, asked, why it ended" \
+	grep -qE 'fadvise reclaimed [0-9.]+[KMG]i in [0-9]+ steps?, [0-9.]+ ms \(asked for [0-9.]+([KMG]i|B)\): at the target; unmapped ' "$tmp/err"
+check "one INFO line for the round, no step lines without -v" \
+	test "$(grep -c 'reclaimed' "$tmp/err")" -eq 1 -a "$(grep -c ': step [0-9]*:' "$tmp/err")" -eq 0
+check "no page counts in the log" eval '! grep -qE "[0-9] pages|of [0-9]+ pages" "$tmp/err"'
+cat "$tmp/tree"/* >/dev/null
+check "--once -v on a tree exits 0" exit_code_is 0 "$upcd" -v --once --backend=fadvise \
+	--scope="path:$tmp/tree" --target=2M
+check "-v logs each step at debug" grep -qE ': step 1: asked fadvise for [0-9.]+([KMG]i|B), it took ' "$tmp/err"
+
+# Issue 11: errors that name the problem and the fix, exit 2 at start-up.
+check "--scope node:7 on this machine exits 2" exit_code_is 2 "$upcd" --once --dry-run --scope node:7
+check "node:7: names the nodes there are" stderr_has "no NUMA node 7 (this machine has node"
+mkdir -p "$tmp/cgroot"
+touch "$tmp/cgroot/cgroup.controllers"
+check "the root cgroup as a scope exits 2" exit_code_is 2 "$upcd" --once --dry-run \
+	--scope "cgroup:$tmp/cgroot"
+check "root cgroup: says to use scope system" stderr_has "is the root cgroup, which has no memory.stat on this kernel: for the whole machine use scope system"
 
 summary

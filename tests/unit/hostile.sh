@@ -57,7 +57,8 @@ check "relative --metrics exits 2" exit_code_is 2 "$upcd" --once --dry-run --met
 
 # 9. A FIFO as the state file does not hang upcc status.
 mkfifo "$tmp/state.fifo"
-check "upcc status --state FIFO returns" exit_code_is 0 "$upcc" status --state "$tmp/state.fifo"
+# (Issue 11: a named state file that cannot be read is an error, exit 1.)
+check "upcc status --state FIFO returns" exit_code_is 1 "$upcc" status --state "$tmp/state.fifo"
 
 # 10. Bytes in status --json saturate instead of wrapping to 0.
 mkdir "$tmp/big"

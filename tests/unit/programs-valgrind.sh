@@ -27,7 +27,11 @@ printf '[scope a]\ntype = system\n[scope b]\ntype = cgroup\n' >"$tmp/bad.conf"
 check "upcd --once --dry-run (defaults)" vg 0 "$upcd" --once --dry-run --state "$tmp/s.json" --metrics "$tmp/m.prom"
 check "upcd --once --dry-run (config, two scopes)" vg 0 "$upcd" --config "$tmp/good.conf" --once --dry-run
 check "upcd refuses a bad config" vg 2 "$upcd" --config "$tmp/bad.conf" --once --dry-run
+check "upcd --check (config, two scopes)" vg 0 "$upcd" --check --config "$tmp/good.conf"
+check "upcd --check (no usable backend)" vg 1 "$upcd" --check --backend=damon --scope "path:$tmp"
+check "upcc evict --json --dry-run" vg 0 "$upcc" evict --json --dry-run "$tmp"
 check "upcc status (daemon state)" vg 0 "$upcc" status --state "$tmp/s.json"
-check "upcc status --json (no state)" vg 0 "$upcc" status --json --state "$tmp/none.json"
+check "upcc status --json (a stale state)" vg 0 "$upcc" status --json --state "$tmp/s.json"
+check "upcc status --state MISSING (an error)" vg 1 "$upcc" status --json --state "$tmp/none.json"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "backend.h"
+#include "size.h"
 #include "hooks.h"
 #include "inventory.h"
 #include "residency.h"
@@ -230,7 +231,7 @@ static void test_memcg_refuses_dirty(void **state)
 	struct upcc_scope scope = scope_of(UPCC_SCOPE_CGROUP, "/sys/fs/cgroup/work");
 	struct upcc_action_result result;
 	long page = sysconf(_SC_PAGESIZE);
-	char stat[128];
+	char stat[128], want[64], size[UPCC_SIZE_TEXT_LEN];
 
 	(void)state;
 	fake("/sys/fs/cgroup/work/memory.reclaim", "");
@@ -241,12 +242,15 @@ static void test_memcg_refuses_dirty(void **state)
 	fake("/sys/fs/cgroup/work/memory.stat", stat);
 	assert_int_equal(upcc_backend_select(&backend, "memcg", &scope), 0);
 	assert_int_equal(backend.ops->init(&backend, &scope), 0);
-	expect_memcg_refusal(&backend, &scope, "/sys/fs/cgroup/work/memory.reclaim",
-			     "2 dirty + 0 writeback");
+	/* Sizes, as every log line gives them (issue 11), not pages. */
+	snprintf(want, sizeof(want), "%s dirty + 0B writeback",
+		 upcc_size_format(size, sizeof(size), 2 * (uint64_t)page));
+	expect_memcg_refusal(&backend, &scope, "/sys/fs/cgroup/work/memory.reclaim", want);
 	snprintf(stat, sizeof(stat), "file 8192000\nfile_dirty 0\nfile_writeback %ld\n", page);
 	fake("/sys/fs/cgroup/work/memory.stat", stat);
-	expect_memcg_refusal(&backend, &scope, "/sys/fs/cgroup/work/memory.reclaim",
-			     "0 dirty + 1 writeback");
+	snprintf(want, sizeof(want), "0B dirty + %s writeback",
+		 upcc_size_format(size, sizeof(size), (uint64_t)page));
+	expect_memcg_refusal(&backend, &scope, "/sys/fs/cgroup/work/memory.reclaim", want);
 	/* A kernel that does not say is not taken for clean. */
 	fake("/sys/fs/cgroup/work/memory.stat", "file 8192000\n");
 	expect_memcg_refusal(&backend, &scope, "/sys/fs/cgroup/work/memory.reclaim",

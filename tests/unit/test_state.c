@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "unit.h"
@@ -182,6 +183,34 @@ static void test_parse_layouts(void **state)
 	assert_int_equal(upcc_state_parse("", &header, scopes, 2, &count), -EINVAL);
 }
 
+/* Issue 11: a state file's daemon is alive only if its pid still runs
+ * with the start time the state recorded.
+ */
+static void test_daemon_alive(void **state)
+{
+	struct upcc_state_header header = { .pid = (long)getpid() };
+	pid_t child;
+
+	(void)state;
+	header.start_time = upcc_state_start_time();
+	assert_true(header.start_time != 0);
+	assert_true(upcc_state_daemon_alive(&header));
+	/* The same pid, another start: a reused pid is not the daemon. */
+	header.start_time++;
+	assert_false(upcc_state_daemon_alive(&header));
+	/* A process that has exited (and been reaped) is not running. */
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0)
+		_exit(0);
+	assert_int_equal(waitpid(child, NULL, 0), child);
+	header.pid = child;
+	header.start_time = 1;
+	assert_false(upcc_state_daemon_alive(&header));
+	header.pid = 0;
+	assert_false(upcc_state_daemon_alive(&header));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -190,6 +219,7 @@ int main(void)
 		cmocka_unit_test(test_atomic_write_taken_names),
 		cmocka_unit_test(test_truncated_files),
 		cmocka_unit_test(test_parse_layouts),
+		cmocka_unit_test(test_daemon_alive),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
