@@ -130,8 +130,11 @@ dirty_pages() {
 file_pages() { "$WL" resident "$1" | awk 'NR == 2 { print $2 }'; }
 
 # Run upcd once; the exit code and output are kept for the checks.
+# upcd --once writes a state file only when told which: upcc status reads it.
+STATE=/tmp/upcd-state.json
 run_upcd() {
-	"$UPCD" --once "$@" > /tmp/upcd.out 2>&1
+	rm -f "$STATE"
+	"$UPCD" --once --state "$STATE" "$@" > /tmp/upcd.out 2>&1
 	upcd_rc=$?
 	sed 's/^/    /' /tmp/upcd.out | tail -n 6
 }
@@ -143,7 +146,7 @@ logged_backend() {
 
 # The backend upcc status --json reports (the state file holds one scope).
 status_backend() {
-	"$UPCC" status --json 2>/dev/null | tr ',{}' '\n\n\n' |
+	"$UPCC" status --json --state "$STATE" 2>/dev/null | tr ',{}' '\n\n\n' |
 		sed -n 's/^ *"backend" *: *"\([a-z]*\)".*/\1/p' | head -n 1
 }
 
@@ -232,7 +235,7 @@ memcg_refuses_dirty() {
 	dirty_after=$(dirty_pages "$MNT/dirty")
 	check "$name: dirty file kept its dirty pages ($dirty_after/$dirty_before; nr_written +$written during the control)" \
 		[ "$dirty_after" -eq "$dirty_before" ]
-	refused=$("$UPCC" status --json 2>/dev/null | tr ',{}' '\n\n\n' |
+	refused=$("$UPCC" status --json --state "$STATE" 2>/dev/null | tr ',{}' '\n\n\n' |
 		sed -n 's/^ *"refused_steps_total" *: *\([0-9]*\).*/\1/p' | head -n 1)
 	check "$name: the state file counts the refused step ('$refused')" \
 		[ "${refused:-0}" -ge 1 ]
