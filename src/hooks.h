@@ -10,6 +10,10 @@
 #ifndef UPCC_HOOKS_H
 #define UPCC_HOOKS_H
 
+#include <stdint.h>
+
+struct upcc_cachestat;
+
 struct upcc_hooks {
 	const char *sysfs_root;		/* prefix of the backends' /sys and /proc paths */
 	const char *measure_root;	/* prefix of the measured /proc and /sys files */
@@ -17,6 +21,12 @@ struct upcc_hooks {
 	const char *kernel_release;	/* instead of uname's */
 	const char *proc_root;		/* prefix of /proc for maps and meminfo */
 	const char *residency;		/* "mincore" or "cachestat": force the method */
+	/* Instead of cachestat(2) on [@off, @off + @len) bytes (@len 0: to
+	 * the end), for tests that model a page cache: 0 or -errno.
+	 */
+	int (*cachestat)(int fd, uint64_t off, uint64_t len, struct upcc_cachestat *cs);
+	/* Instead of CLOCK_MONOTONIC for the effective target's decay. */
+	uint64_t (*monotonic_usec)(void);
 };
 
 extern struct upcc_hooks upcc_hooks;
