@@ -96,8 +96,8 @@ void upcc_fanotify_mark_root(struct upcc_inventory *inv, struct upcc_inventory_r
 	}
 	if (!fanotify_group(inv, r->path))
 		goto fail;
-	if (fanotify_mark(inv->fan.fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_CLOSE, r->mount_fd,
-			  NULL) < 0) {
+	if (fanotify_mark(inv->fan.fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_CLOSE | FAN_OPEN,
+			  r->mount_fd, NULL) < 0) {
 		fan_why(inv, r->path, "fanotify_mark", errno);
 		goto fail;
 	}

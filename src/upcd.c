@@ -45,6 +45,7 @@ struct upcd_options {
 	const char *scopes[UPCC_MAX_SCOPES];
 	size_t nr_scopes;
 	const char *target, *trigger, *interval, *metrics, *state;
+	const char *tick;
 };
 
 struct upcd {
@@ -56,6 +57,7 @@ struct upcd {
 	bool state_warned, metrics_warned;
 	uint64_t watchdog_usec;		/* WATCHDOG_USEC, 0 without a watchdog */
 	uint64_t last_ping_usec;	/* the last WATCHDOG=1, monotonic */
+	uint64_t last_report_usec;	/* the last state/metrics write, monotonic */
 };
 
 static void usage(FILE *out)
@@ -74,6 +76,7 @@ static void usage(FILE *out)
 		"  --target AMOUNT      pages (1000), bytes (64M) or percent (1%%)\n"
 		"  --trigger AMOUNT     multiple of the target (16x) or an amount\n"
 		"  --interval TIME      control interval (500ms, 1s, 2m)\n"
+		"  --tick TIME          sampling tick, cheap reads only (default 100ms)\n"
 		"  --metrics FILE       Prometheus textfile to write\n"
 		"  --state FILE         state file for upcc status (default " UPCC_DEFAULT_STATE_PATH ")\n"
 		"  -v, --verbose        log idle steps too\n"
@@ -86,7 +89,7 @@ static void usage(FILE *out)
 static int parse_options(int argc, char **argv, struct upcd_options *options)
 {
 	enum { OPT_CONFIG = 256, OPT_ONCE, OPT_DRY_RUN, OPT_BACKEND, OPT_SCOPE, OPT_TARGET,
-	       OPT_TRIGGER, OPT_INTERVAL, OPT_METRICS, OPT_STATE };
+	       OPT_TRIGGER, OPT_INTERVAL, OPT_METRICS, OPT_STATE, OPT_TICK };
 	static const struct option long_options[] = {
 		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "once", no_argument, NULL, OPT_ONCE },
@@ -96,6 +99,7 @@ static int parse_options(int argc, char **argv, struct upcd_options *options)
 		{ "target", required_argument, NULL, OPT_TARGET },
 		{ "trigger", required_argument, NULL, OPT_TRIGGER },
 		{ "interval", required_argument, NULL, OPT_INTERVAL },
+		{ "tick", required_argument, NULL, OPT_TICK },
 		{ "metrics", required_argument, NULL, OPT_METRICS },
 		{ "state", required_argument, NULL, OPT_STATE },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -121,6 +125,7 @@ static int parse_options(int argc, char **argv, struct upcd_options *options)
 		case OPT_TARGET: options->target = optarg; break;
 		case OPT_TRIGGER: options->trigger = optarg; break;
 		case OPT_INTERVAL: options->interval = optarg; break;
+		case OPT_TICK: options->tick = optarg; break;
 		case OPT_METRICS: options->metrics = optarg; break;
 		case OPT_STATE: options->state = optarg; break;
 		case 'v': options->verbose = true; break;
@@ -173,6 +178,11 @@ static int apply_daemon_options(const struct upcd_options *options, struct upcc_
 	if (options->interval && upcc_parse_interval_ms(options->interval, &config->interval_ms)) {
 		snprintf(error, error_len, "--interval=%s: expected 10ms..24h (500ms, 1s, 2m)",
 			 options->interval);
+		return -EINVAL;
+	}
+	if (options->tick && upcc_parse_interval_ms(options->tick, &config->tick_ms)) {
+		snprintf(error, error_len, "--tick=%s: expected 10ms..24h (100ms, 1s)",
+			 options->tick);
 		return -EINVAL;
 	}
 	/* As in the config file: a relative path would depend on the
@@ -293,6 +303,9 @@ static void carry_counters(struct upcc_scope *scope, const struct upcc_scope_run
 		scope->action_usec_total = old->action_usec_total;
 		scope->refused_steps_total = old->refused_steps_total;
 		scope->phase = old->phase;
+		scope->ticks_total = old->ticks_total;
+		scope->rounds_total = old->rounds_total;
+		scope->tick_rounds_total = old->tick_rounds_total;
 	}
 }
 
@@ -571,16 +584,55 @@ static int control_round(struct upcd *upcd, const struct upcc_round_limits *limi
 	return failures;
 }
 
-static int daemon_round(struct upcd *upcd)
+/*
+ * The daemon's tick: every scope samples what is cheap; a round (the
+ * costly refresh) runs where the interval is up, the sample is above the
+ * trigger, or the last round ran out of time (upcc_control_tick).  The
+ * reports are written after any round.
+ */
+static void daemon_tick(struct upcd *upcd)
 {
 	struct upcc_round_limits limits = {
 		.budget_usec = round_budget_usec(upcd),
 		.on_step = log_round_step,
 		.context = upcd,
 	};
-	unsigned int missed = 0;
+	bool rounds = false;
 
-	return control_round(upcd, &limits, &missed);
+	for (size_t i = 0; i < upcd->nr_runs; i++) {
+		struct upcc_scope_run *run = &upcd->runs[i];
+		struct upcc_tick_report tick;
+
+		if (i && upcc_pace_stop_now())
+			break;
+		upcc_control_tick(run, upcc_measure, upcd->page_size,
+				  upcd->config.interval_ms * 1000, &limits, &tick);
+		rounds |= tick.round;
+		if (tick.round && tick.round_report.steps > 1)
+			upcc_log(LOG_INFO, "scope %s: round of %u steps reclaimed %llu pages (%s) in %.1f ms: %s%s",
+				 run->scope.name, tick.round_report.steps,
+				 (unsigned long long)tick.round_report.reclaimed_pages,
+				 SIZE(tick.round_report.reclaimed_pages, upcd->page_size),
+				 (double)tick.round_report.elapsed_usec / 1000.0,
+				 round_end_name(tick.round_report.end),
+				 tick.above_trigger ? " (started by a tick above the trigger)" : "");
+	}
+	/* After a round, and once an interval without one: the effective
+	 * target decays on ticks alone.
+	 */
+	if (rounds || upcc_monotonic_usec() - upcd->last_report_usec >=
+			      upcd->config.interval_ms * 1000) {
+		write_reports(upcd);
+		upcd->last_report_usec = upcc_monotonic_usec();
+	}
+}
+
+/* The tick's period: --tick, never longer than the interval. */
+static uint64_t tick_usec(const struct upcd *upcd)
+{
+	uint64_t tick = upcd->config.tick_ms;
+
+	return (tick < upcd->config.interval_ms ? tick : upcd->config.interval_ms) * 1000;
 }
 
 /* --once: one round with no time budget (the step bound still holds). */
@@ -699,13 +751,13 @@ static int event_loop(struct upcd *upcd, int signal_fd)
 	int epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 	int tick_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	int watchdog_fd = watchdog_usec ? timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK) : -1;
-	uint64_t interval_ms = upcd->config.interval_ms;
+	uint64_t interval_ms = upcd->config.interval_ms, period_usec = tick_usec(upcd);
 	bool running = true;
 	int rc = 0;
 
 	if (epoll_fd < 0 || tick_fd < 0 || (watchdog_usec && watchdog_fd < 0) ||
 	    add_fd(epoll_fd, signal_fd) || add_fd(epoll_fd, tick_fd) ||
-	    arm_timer(tick_fd, interval_ms * 1000) ||
+	    arm_timer(tick_fd, period_usec) ||
 	    (watchdog_fd >= 0 && (add_fd(epoll_fd, watchdog_fd) ||
 				  arm_timer(watchdog_fd, watchdog_usec / 2)))) {
 		upcc_log(LOG_ERR, "cannot set up the event loop: %s", strerror(errno));
@@ -715,10 +767,11 @@ static int event_loop(struct upcd *upcd, int signal_fd)
 	if (running) {
 		/* Ready once set up: the first round may walk a big tree. */
 		upcc_notify("READY=1");
-		upcc_notify_status("controlling %zu scope(s) every %llu ms", upcd->nr_runs,
-				   (unsigned long long)interval_ms);
+		upcc_notify_status("controlling %zu scope(s) every %llu ms, sampling every %llu ms",
+				   upcd->nr_runs, (unsigned long long)interval_ms,
+				   (unsigned long long)(period_usec / 1000));
 		watchdog_ping(upcd);
-		daemon_round(upcd);
+		daemon_tick(upcd);
 	}
 	while (running) {
 		struct epoll_event event;
@@ -738,9 +791,11 @@ static int event_loop(struct upcd *upcd, int signal_fd)
 				continue;
 			if (info.ssi_signo == SIGHUP) {
 				reload(upcd);
-				if (upcd->config.interval_ms != interval_ms) {
+				if (upcd->config.interval_ms != interval_ms ||
+				    tick_usec(upcd) != period_usec) {
 					interval_ms = upcd->config.interval_ms;
-					arm_timer(tick_fd, interval_ms * 1000);
+					period_usec = tick_usec(upcd);
+					arm_timer(tick_fd, period_usec);
 				}
 			} else {
 				upcc_log(LOG_NOTICE, "signal %u: stopping", info.ssi_signo);
@@ -750,7 +805,7 @@ static int event_loop(struct upcd *upcd, int signal_fd)
 			uint64_t expirations;
 
 			drain_fd(tick_fd, &expirations, sizeof(expirations));
-			daemon_round(upcd);
+			daemon_tick(upcd);
 		} else {
 			uint64_t expirations;
 
