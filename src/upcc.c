@@ -151,6 +151,25 @@ static void printable_row(const struct status_row *row, struct printable_row *ou
 	upcc_text_printable(out->why, sizeof(out->why), row->daemon ? row->daemon->backend_why : "");
 }
 
+/* A target the daemon raised for a working set (wset.h) says so, and why. */
+static void print_effective_targets(const struct status_row *rows,
+				    const struct printable_row *shown, size_t nr_rows,
+				    uint64_t page_size)
+{
+	char cell[32], why[64];
+
+	for (size_t i = 0; i < nr_rows; i++) {
+		const struct upcc_state_scope *d = rows[i].daemon;
+
+		if (!d || rows[i].sample_error || !d->effective_target_pages ||
+		    d->effective_target_pages == d->target_pages)
+			continue;
+		human_bytes(cell, sizeof(cell), d->effective_target_pages, page_size);
+		upcc_text_printable(why, sizeof(why), d->effective_target_reason);
+		printf("  %s: effective target %s (%s)\n", shown[i].name, cell, why);
+	}
+}
+
 static void print_table(const struct status_row *rows, size_t nr_rows,
 			const struct upcc_state_header *header, bool have_state,
 			const char *state_path, uint64_t page_size)
@@ -200,6 +219,7 @@ static void print_table(const struct status_row *rows, size_t nr_rows,
 		if (rows[i].daemon && rows[i].daemon->backend_why[0])
 			printf("  %s: backend %s: %s\n", shown[i].name, shown[i].backend,
 			       shown[i].why);
+	print_effective_targets(rows, shown, nr_rows, page_size);
 }
 
 /*
