@@ -39,9 +39,12 @@ struct fadvise_state {
 	struct upcc_inventory inv;
 	bool refreshed_by_sample;	/* the next reclaim works on that refresh */
 	uint64_t refreshed_usec;	/* the last refresh by a sample, monotonic */
+	uint64_t refreshed_round;	/* in which round (scope->rounds_total) */
 };
 
-/* A refresh this recent is reused by the next step's sample. */
+/* A refresh this recent, in the same round, is reused by the next step's
+ * sample; a round's first step always refreshes.
+ */
 #define FADVISE_REFRESH_REUSE_USEC	(200ull * 1000)
 
 static bool scope_uses_mounts(const struct upcc_scope *scope)
@@ -224,7 +227,7 @@ static int fadvise_sample(struct upcc_backend *backend, struct upcc_scope *scope
 	 * the files (evictions since are in it); what grew since is the
 	 * tick's cheap sample to find.
 	 */
-	if (state->refreshed_usec &&
+	if (state->refreshed_usec && state->refreshed_round == scope->rounds_total &&
 	    upcc_monotonic_usec() - state->refreshed_usec < FADVISE_REFRESH_REUSE_USEC) {
 		err = upcc_inventory_tick_sample(&state->inv, sample);
 		state->refreshed_by_sample = !err;
@@ -232,6 +235,7 @@ static int fadvise_sample(struct upcc_backend *backend, struct upcc_scope *scope
 	}
 	err = upcc_inventory_refresh(&state->inv);
 	state->refreshed_usec = err ? 0 : upcc_monotonic_usec();
+	state->refreshed_round = scope->rounds_total;
 	/* Even where the sample must come from a walk, the reclaim may use this. */
 	state->refreshed_by_sample = !err;
 	if (err)

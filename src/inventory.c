@@ -502,8 +502,13 @@ static int measure_and_note(struct upcc_inventory *inv, int fd, const struct sta
 	cached_before = index ? inv->entries[index - 1].cached_pages : 0;
 	mapped = upcc_mapped_set_has(&inv->mapped, st->st_dev, st->st_ino);
 	add_totals(&inv->last, &res, mapped);
+	/* Without fanotify, the tick knows only the files of the table: a
+	 * small tree's files are all kept, cached or not, so that a stream
+	 * into any of them is seen by the tick.
+	 */
 	err = note_entry(inv, st->st_dev, st->st_ino, path, &res, st->st_atim.tv_sec, mapped,
-			 touched);
+			 touched || (inv->fan.fd < 0 && !inv->from_mounts &&
+				     inv->count < UPCC_INVENTORY_TICK_MAX_FILES));
 	index = err ? 0 : inv->slots[slot_of(inv, st->st_dev, st->st_ino)];
 	if (!index)
 		return err;
@@ -821,6 +826,8 @@ int upcc_inventory_tick_sample(struct upcc_inventory *inv, struct upcc_sample *s
 
 	if (inv->from_mounts)
 		return -EOPNOTSUPP;	/* the system scope reads /proc/meminfo */
+	if (!watched && inv->count > UPCC_INVENTORY_TICK_MAX_FILES)
+		return -EOPNOTSUPP;	/* too dear a tick: the interval's rounds only */
 	/* Files opened since: a stream is seen while it is read. */
 	if (watched)
 		upcc_fanotify_drain(inv);

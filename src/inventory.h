@@ -131,6 +131,11 @@ struct upcc_inventory_fanotify {
  */
 #define UPCC_INVENTORY_REWALK_EVERY	64u
 
+/* Without fanotify the tick measures every file of the table: it does
+ * so only for a table this small (and then keeps uncached files in it).
+ */
+#define UPCC_INVENTORY_TICK_MAX_FILES	4096u
+
 /* /proc/PID/maps of every process is read again at most this often. */
 #define UPCC_INVENTORY_MAPPED_RELOAD_USEC	(2ull * 1000 * 1000)
 
