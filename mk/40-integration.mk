@@ -13,8 +13,14 @@ $(BUILD)/integration/inventory-probe: tests/integration/inventory-probe.c $(BUIL
 	@mkdir -p $(@D)
 	$(CC) $(USR_CFLAGS) -Isrc -o $@ $^
 
-# Once with the plain programs, once with the ASan/UBSan builds.
+# Once with the plain programs, once with the ASan/UBSan builds; then the
+# working set and the tick (tests/integration/wset.sh, ~1 min per build).
 integration: $(BUILD)/upcd $(BUILD)/upcc $(BUILD)/asan/upcd $(BUILD)/asan/upcc \
-		$(BUILD)/integration/probe $(BUILD)/integration/inventory-probe
+		$(BUILD)/integration/probe $(BUILD)/integration/inventory-probe \
+		$(BUILD)/bench/wsetload
 	PROBE=$(BUILD)/integration/probe INVENTORY_PROBE=$(BUILD)/integration/inventory-probe \
 		tests/integration/run.sh $(BUILD) $(BUILD)/asan
+	PROBE=$(BUILD)/integration/probe LOAD=$(BUILD)/bench/wsetload \
+		tests/integration/wset.sh $(BUILD)
+	PROBE=$(BUILD)/integration/probe LOAD=$(BUILD)/bench/wsetload \
+		tests/integration/wset.sh $(BUILD)/asan
