@@ -530,6 +530,18 @@ int upcc_inventory_learn(struct upcc_inventory *inv, int fd, const struct stat *
 	return measure_and_note(inv, fd, st, path, true);
 }
 
+bool upcc_inventory_use_known(struct upcc_inventory *inv, dev_t dev, ino_t ino)
+{
+	uint32_t index = inv->slots[slot_of(inv, dev, ino)];
+
+	/* Not measured yet this refresh: the caller learns it (measures it). */
+	if (!index || inv->entries[index - 1].seen_scan != inv->scan)
+		return false;
+	note_use(inv, &inv->entries[index - 1]);
+	inv->entries[index - 1].active = true;
+	return true;
+}
+
 static int refresh_one(void *ctx, int fd, const struct stat *st, const char *path)
 {
 	int err = measure_and_note(ctx, fd, st, path, false);
@@ -775,10 +787,10 @@ static uint64_t mem_total_pages(void)
 }
 
 static void sample_from_totals(const struct upcc_inventory_totals *totals,
-			       struct upcc_sample *sample)
+			       struct upcc_sample *sample, uint64_t total_pages)
 {
 	memset(sample, 0, sizeof(*sample));
-	sample->total_pages = mem_total_pages();
+	sample->total_pages = total_pages ? total_pages : mem_total_pages();
 	sample->file_lru_pages = totals->cached_pages;
 	sample->mapped_pages = totals->mapped_pages;
 	sample->unmapped_pages = upcc_unmapped_file_pages(sample->file_lru_pages,
@@ -808,7 +820,7 @@ int upcc_path_sample(struct upcc_scope *scope, struct upcc_sample *sample)
 	upcc_mapped_set_free(&sc.mapped);
 	if (err)
 		return err < 0 ? err : -EIO;
-	sample_from_totals(&sc.totals, sample);
+	sample_from_totals(&sc.totals, sample, 0);
 	return 0;
 }
 
@@ -860,7 +872,8 @@ int upcc_inventory_tick_sample(struct upcc_inventory *inv, struct upcc_sample *s
 		close(fd);
 	}
 	totals.hot_in_use = hot_in_use(inv, now);
-	sample_from_totals(&totals, sample);
+	/* MemTotal as the last refresh read it: no /proc read per tick. */
+	sample_from_totals(&totals, sample, inv->total_pages);
 	sample->unchanged = watched && !active && inv->fan.events == inv->events_at_refresh &&
 			    !inv->fan.need_walk;
 	return 0;
@@ -874,6 +887,7 @@ int upcc_inventory_sample(const struct upcc_inventory *inv, struct upcc_sample *
 	 */
 	if (inv->from_mounts || (inv->dropped_since_walk && !inv->last_walked_all))
 		return -EOPNOTSUPP;
-	sample_from_totals(&inv->last, sample);
+	sample_from_totals(&inv->last, sample, 0);
+	((struct upcc_inventory *)inv)->total_pages = sample->total_pages;	/* for the tick */
 	return 0;
 }

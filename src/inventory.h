@@ -122,6 +122,15 @@ struct upcc_inventory_fanotify {
 	 * duplicate or one skipped event, which the rewalk catches).
 	 */
 	uint64_t seen[UPCC_FANOTIFY_SEEN_SLOTS];
+	/* Handles already learnt (hash -> dev, ino), kept across drains: an
+	 * event for a file the table has measured this refresh is only a use,
+	 * noted without opening it (a hot set re-read sends many).
+	 */
+	struct upcc_fanotify_known {
+		uint64_t hash;
+		dev_t dev;
+		ino_t ino;
+	} known[UPCC_FANOTIFY_SEEN_SLOTS];
 	char *buffer;			/* UPCC_FANOTIFY_BUFFER bytes, for reads */
 };
 
@@ -169,6 +178,7 @@ struct upcc_inventory {
 	uint64_t events_at_refresh;	/* fan.events when the last refresh ended */
 	uint64_t hot_used_usec;		/* a hot file last refaulted or was used, monotonic */
 	uint64_t mapped_loaded_usec;	/* when `mapped` was last read from /proc */
+	uint64_t total_pages;		/* MemTotal at the last sample, for the tick */
 };
 
 /* 0 or -errno.  @capacity 0 = default.  Tries fanotify learning unless
@@ -254,5 +264,9 @@ void upcc_fanotify_drain(struct upcc_inventory *inv);
 /* inventory.c, for fanotify.c: measure and note a file a close event named. */
 int upcc_inventory_learn(struct upcc_inventory *inv, int fd, const struct stat *st,
 			 const char *path);
+/* inventory.c, for fanotify.c: an event for (@dev, @ino), known and measured
+ * this refresh, noted as a use.  False: learn it.
+ */
+bool upcc_inventory_use_known(struct upcc_inventory *inv, dev_t dev, ino_t ino);
 
 #endif /* UPCC_INVENTORY_H */

@@ -58,7 +58,11 @@ struct upcd {
 	uint64_t watchdog_usec;		/* WATCHDOG_USEC, 0 without a watchdog */
 	uint64_t last_ping_usec;	/* the last WATCHDOG=1, monotonic */
 	uint64_t last_report_usec;	/* the last state/metrics write, monotonic */
+	uint64_t last_report_aim;	/* the effective targets then, summed */
 };
+
+/* Between rounds the reports are rewritten at least this often. */
+#define REPORT_HEARTBEAT_USEC	(60ull * 1000 * 1000)
 
 static void usage(FILE *out)
 {
@@ -617,13 +621,19 @@ static void daemon_tick(struct upcd *upcd)
 				 round_end_name(tick.round_report.end),
 				 tick.above_trigger ? " (started by a tick above the trigger)" : "");
 	}
-	/* After a round, and once an interval without one: the effective
-	 * target decays on ticks alone.
+	/* After a round; between rounds only the effective target moves (it
+	 * decays on ticks alone): at most once an interval when it did, else
+	 * once a minute.  An idle daemon writes (and fsyncs) next to nothing.
 	 */
-	if (rounds || upcc_monotonic_usec() - upcd->last_report_usec >=
-			      upcd->config.interval_ms * 1000) {
+	uint64_t now = upcc_monotonic_usec(), since = now - upcd->last_report_usec, aim = 0;
+
+	for (size_t i = 0; i < upcd->nr_runs; i++)
+		aim += upcd->runs[i].scope.effective_target_pages;
+	if (rounds || since >= REPORT_HEARTBEAT_USEC ||
+	    (aim != upcd->last_report_aim && since >= upcd->config.interval_ms * 1000)) {
 		write_reports(upcd);
-		upcd->last_report_usec = upcc_monotonic_usec();
+		upcd->last_report_usec = now;
+		upcd->last_report_aim = aim;
 	}
 }
 
