@@ -483,7 +483,7 @@ static int measure_and_note(struct upcc_inventory *inv, int fd, const struct sta
 	uint32_t index;
 	struct upcc_residency res;
 	uint64_t cached_before;
-	bool mapped;
+	bool mapped, known;
 	int err;
 
 	if (upcc_residency_fd(fd, st, &res))
@@ -500,6 +500,7 @@ static int measure_and_note(struct upcc_inventory *inv, int fd, const struct sta
 		return 0;
 	}
 	cached_before = index ? inv->entries[index - 1].cached_pages : 0;
+	known = index != 0;
 	mapped = upcc_mapped_set_has(&inv->mapped, st->st_dev, st->st_ino);
 	add_totals(&inv->last, &res, mapped);
 	/* Without fanotify, the tick knows only the files of the table: a
@@ -515,11 +516,12 @@ static int measure_and_note(struct upcc_inventory *inv, int fd, const struct sta
 	/* A close (or open) event is a use: the file is hot now. */
 	if (touched)
 		inv->entries[index - 1].idle_scans = 0;
-	/* Opened, or grown since: the tick watches it until a refresh that
-	 * finds it still.
+	/* Opened, or grown since the last refresh (a file met for the first
+	 * time has not been seen growing): the tick watches it until a
+	 * refresh that finds it still.
 	 */
 	inv->entries[index - 1].active = touched ||
-					 inv->entries[index - 1].cached_pages > cached_before;
+					 (known && inv->entries[index - 1].cached_pages > cached_before);
 	check_working_set(inv, &inv->entries[index - 1], fd, st, cached_before, touched);
 	return 0;
 }
