@@ -433,16 +433,16 @@ static void add_totals(struct upcc_inventory_totals *totals, const struct upcc_r
  * read (a stream read past its drop never comes back there), a file in
  * use again while protected stays protected.
  */
-/* Pages [0, this) of a drop ending at @end_page are checked for refaults. */
+/*
+ * Pages [0, this) of a drop ending at @end_page are checked for refaults:
+ * the first half.  A sequential reader's read in progress and the
+ * readahead it had not consumed (several MiB with large reads) come back
+ * near the end, and that is not a re-read; a reader coming back starts
+ * from the beginning.
+ */
 static uint64_t refault_check_end(uint64_t end_page)
 {
-	uint64_t slack = end_page / 8 > UPCC_INVENTORY_READAHEAD_PAGES ? end_page / 8 :
-			 UPCC_INVENTORY_READAHEAD_PAGES;
-
-	if (slack > end_page / 2)
-		slack = end_page / 2;
-
-	return end_page - slack;
+	return end_page / 2;
 }
 
 static void check_working_set(struct upcc_inventory *inv, struct upcc_inventory_entry *e, int fd,
@@ -736,9 +736,13 @@ int upcc_inventory_evict(struct upcc_inventory *inv, struct upcc_inventory_entry
 	if (upcc_residency_last_cached(fd, &st, &end_page))
 		end_page = 0;
 	/* A file growing (a reader going through it) loses what is behind
-	 * its reader, not the readahead ahead of it; others as before.
+	 * its reader, not the readahead ahead of it, and only once it holds
+	 * twice that much: a drop near its reader would come back and make a
+	 * stream look like a working set.  Others as before.
 	 */
-	if (entry->active && end_page > UPCC_INVENTORY_READAHEAD_PAGES)
+	if (entry->active && end_page < 2 * UPCC_INVENTORY_READAHEAD_PAGES)
+		err = upcc_evict_fd_head(fd, &st, &inv->mapped, limit_pages, 0, result);
+	else if (entry->active)
 		err = upcc_evict_fd_head(fd, &st, &inv->mapped, limit_pages,
 					 refault_check_end(end_page), result);
 	else

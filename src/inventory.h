@@ -60,10 +60,9 @@ struct upcc_inventory_entry {
  */
 #define UPCC_INVENTORY_DROP_WATCH_SCANS	8u
 #define UPCC_INVENTORY_DROP_WATCH_USEC	(10ull * 1000 * 1000)	/* and at most this long */
-/* The last pages below a drop's end are left out of the refault check:
- * a sequential reader's read in progress and readahead that was dropped
- * before it was consumed come back, and that is not a re-read.  That is
- * this many pages (4 MiB) or an eighth of the end, at most half of it.
+/* A file still being read is dropped only below half of where its cache
+ * ends (its reader and readahead are near the end), and only once it
+ * holds twice this many pages (8 MiB).
  */
 #define UPCC_INVENTORY_READAHEAD_PAGES	1024u
 #define UPCC_INVENTORY_HOT_USEC		(30ull * 1000 * 1000)
