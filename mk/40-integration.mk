@@ -32,9 +32,15 @@ endef
 $(eval $(call integration_hooked,$(BUILD),))
 $(eval $(call integration_hooked,$(BUILD)/asan,$(USR_ASAN_FLAGS)))
 
-# Once with the plain programs, once with the ASan/UBSan builds.
+# Once with the plain programs, once with the ASan/UBSan builds; then the
+# working set and the tick (tests/integration/wset.sh, ~1 min per build).
 integration: $(BUILD)/upcd $(BUILD)/upcc $(BUILD)/asan/upcd $(BUILD)/asan/upcc \
 		$(BUILD)/integration/upcd-hooked $(BUILD)/asan/integration/upcd-hooked \
-		$(BUILD)/integration/probe $(BUILD)/integration/inventory-probe
+		$(BUILD)/integration/probe $(BUILD)/integration/inventory-probe \
+		$(BUILD)/bench/wsetload
 	PROBE=$(BUILD)/integration/probe INVENTORY_PROBE=$(BUILD)/integration/inventory-probe \
 		tests/integration/run.sh $(BUILD) $(BUILD)/asan
+	PROBE=$(BUILD)/integration/probe LOAD=$(BUILD)/bench/wsetload \
+		tests/integration/wset.sh $(BUILD)
+	PROBE=$(BUILD)/integration/probe LOAD=$(BUILD)/bench/wsetload \
+		tests/integration/wset.sh $(BUILD)/asan

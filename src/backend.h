@@ -64,6 +64,14 @@ struct upcc_backend_ops {
 	int (*sample)(struct upcc_backend *backend, struct upcc_scope *scope,
 		      struct upcc_sample *sample);
 	/*
+	 * Optional: the sampling tick's cheap sample (control.h), from what
+	 * the backend knows without a walk (fadvise on a path scope: the
+	 * inventory's known files through cachestat).  -EOPNOTSUPP: the
+	 * scope's own sample if that is cheap (not a path scope), else none.
+	 */
+	int (*tick_sample)(struct upcc_backend *backend, struct upcc_scope *scope,
+			   struct upcc_sample *sample);
+	/*
 	 * Optional, after init: line @index of what the backend works on (for
 	 * fadvise, one inventory root per line), for upcd to log whole; `why`
 	 * is a summary that may be cut.  False past the last line.

@@ -38,7 +38,14 @@
 struct fadvise_state {
 	struct upcc_inventory inv;
 	bool refreshed_by_sample;	/* the next reclaim works on that refresh */
+	uint64_t refreshed_usec;	/* the last refresh by a sample, monotonic */
+	uint64_t refreshed_round;	/* in which round (scope->rounds_total) */
 };
+
+/* A refresh this recent, in the same round, is reused by the next step's
+ * sample; a round's first step always refreshes.
+ */
+#define FADVISE_REFRESH_REUSE_USEC	(200ull * 1000)
 
 static bool scope_uses_mounts(const struct upcc_scope *scope)
 {
@@ -216,7 +223,19 @@ static int fadvise_sample(struct upcc_backend *backend, struct upcc_scope *scope
 
 	if (!state || scope->kind != UPCC_SCOPE_PATH)
 		return -EOPNOTSUPP;	/* the system scope reads /proc/meminfo */
+	/* A round's later steps: the refresh of a moment ago still orders
+	 * the files (evictions since are in it); what grew since is the
+	 * tick's cheap sample to find.
+	 */
+	if (state->refreshed_usec && state->refreshed_round == scope->rounds_total &&
+	    upcc_monotonic_usec() - state->refreshed_usec < FADVISE_REFRESH_REUSE_USEC) {
+		err = upcc_inventory_tick_sample(&state->inv, sample);
+		state->refreshed_by_sample = !err;
+		return err;
+	}
 	err = upcc_inventory_refresh(&state->inv);
+	state->refreshed_usec = err ? 0 : upcc_monotonic_usec();
+	state->refreshed_round = scope->rounds_total;
 	/* Even where the sample must come from a walk, the reclaim may use this. */
 	state->refreshed_by_sample = !err;
 	if (err)
@@ -236,6 +255,16 @@ static void note_walk_skips(const struct upcc_inventory *inv, struct upcc_sample
 	sample->skipped_depth = inv->last.walk.skipped_depth;
 	sample->skipped_raced = inv->last.walk.skipped_raced;
 	sample->walk_errors = inv->last.walk.errors;
+}
+
+static int fadvise_tick_sample(struct upcc_backend *backend, struct upcc_scope *scope,
+			       struct upcc_sample *sample)
+{
+	struct fadvise_state *state = backend->priv;
+
+	if (!state || scope->kind != UPCC_SCOPE_PATH)
+		return -EOPNOTSUPP;
+	return upcc_inventory_tick_sample(&state->inv, sample);
 }
 
 static int fadvise_reclaim(struct upcc_backend *backend, struct upcc_scope *scope,
@@ -293,6 +322,7 @@ const struct upcc_backend_ops upcc_backend_fadvise = {
 	.reclaim = fadvise_reclaim,
 	.fini = fadvise_fini,
 	.sample = fadvise_sample,
+	.tick_sample = fadvise_tick_sample,
 	.detail = fadvise_detail,
 	.may_unmap = false,
 	.auto_rank = 0,

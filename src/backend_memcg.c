@@ -93,7 +93,9 @@ static int memcg_probe(const struct upcc_scope *scope, char *why, size_t why_len
 		snprintf(why, why_len, "no memory.reclaim (cgroup v2 with memory controller, 5.19+)");
 		return -ENOENT;
 	}
-	snprintf(why, why_len, "memory.reclaim swappiness=0%s; may unmap cold mapped file pages",
+	snprintf(why, why_len,
+		 "memory.reclaim swappiness=0 (6.11+; without it only with no swap)%s; "
+		 "can evict mapped file pages (may unmap cold mapped file pages), so auto never picks it",
 		 swap_total_kb() == 0 ? " (no swap configured)" : "");
 	return 0;
 }

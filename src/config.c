@@ -34,13 +34,13 @@ static const char *const scope_key_names[NR_SCOPE_KEYS] = {
 
 enum daemon_key {
 	KEY_D_INTERVAL, KEY_D_BACKEND, KEY_D_ALLOW_DROPCACHE, KEY_D_METRICS,
-	KEY_D_STATE, NR_DAEMON_KEYS,
+	KEY_D_STATE, KEY_D_TICK, NR_DAEMON_KEYS,
 };
 
 static const char *const daemon_key_names[NR_DAEMON_KEYS] = {
 	[KEY_D_INTERVAL] = "interval", [KEY_D_BACKEND] = "backend",
 	[KEY_D_ALLOW_DROPCACHE] = "allow_dropcache", [KEY_D_METRICS] = "metrics",
-	[KEY_D_STATE] = "state",
+	[KEY_D_STATE] = "state", [KEY_D_TICK] = "tick",
 };
 
 /* Where the parser is: which section, what it has seen there. */
@@ -91,6 +91,7 @@ void upcc_config_init(struct upcc_config *config)
 	memset(config, 0, sizeof(*config));
 	snprintf(config->backend_name, sizeof(config->backend_name), "auto");
 	config->interval_ms = UPCC_DEFAULT_INTERVAL_MS;
+	config->tick_ms = UPCC_DEFAULT_TICK_MS;
 	snprintf(config->state_path, sizeof(config->state_path), "%s", UPCC_DEFAULT_STATE_PATH);
 }
 
@@ -503,6 +504,11 @@ static int daemon_key_value(struct parse_state *state, int key, const char *valu
 		if (upcc_parse_interval_ms(value, &config->interval_ms))
 			return fail(state, state->line_no,
 				    "interval \"%s\": expected 10ms..24h (500ms, 1s, 2m)", value);
+		return 0;
+	case KEY_D_TICK:
+		if (upcc_parse_interval_ms(value, &config->tick_ms))
+			return fail(state, state->line_no,
+				    "tick \"%s\": expected 10ms..24h (100ms, 1s)", value);
 		return 0;
 	case KEY_D_BACKEND:
 		if (!upcc_backend_name_valid(value))

@@ -7,6 +7,8 @@
  * Keys before any section, or in [daemon], are daemon-wide:
  *     interval = 1s | 500ms | 2m      backend = auto|fadvise|damon|memcg|dropcache
  *     allow_dropcache = yes|no        metrics = FILE       state = FILE
+ *     tick = 100ms | 1s               (the sampling tick; a round still
+ *                                      refreshes at most every interval)
  * Each [scope NAME] section is one scope:
  *     type = system|node|cgroup|path  node = N  path = /abs/dir
  *     target = 1% | 64M | 1000        trigger = 16x | 512M | 2%
@@ -27,6 +29,7 @@
 #define UPCC_DEFAULT_CONFIG_PATH	"/etc/upcc/upcd.conf"
 #define UPCC_DEFAULT_STATE_PATH		"/run/upcc/state.json"
 #define UPCC_DEFAULT_INTERVAL_MS	1000u
+#define UPCC_DEFAULT_TICK_MS		100u	/* = control.h's UPCC_DEFAULT_TICK_MS */
 #define UPCC_MAX_SCOPES			64
 #define UPCC_BACKEND_NAME_LEN		16
 /* For messages: every name `backend =` takes. */
@@ -42,6 +45,7 @@ struct upcc_config {
 	size_t nr_scopes;
 	char backend_name[UPCC_BACKEND_NAME_LEN];
 	uint64_t interval_ms;
+	uint64_t tick_ms;			/* the sampling tick (upcc_control_tick) */
 	bool allow_dropcache;
 	char metrics_path[PATH_MAX];		/* "" = no metrics file */
 	char state_path[PATH_MAX];

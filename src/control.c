@@ -8,6 +8,7 @@
 
 #include "control.h"
 #include "clock.h"
+#include "hooks.h"
 #include "pace.h"
 
 struct upcc_policy upcc_policy_resolve(const struct upcc_scope_config *scope_config,
@@ -94,11 +95,30 @@ static int take_sample(struct upcc_scope_run *run, upcc_sample_fn sample_fn,
 	return sample_fn(&run->scope, sample);
 }
 
+static uint64_t now_usec(void)
+{
+	return upcc_hooks.monotonic_usec ? upcc_hooks.monotonic_usec() : upcc_monotonic_usec();
+}
+
+struct upcc_policy upcc_control_aim(struct upcc_scope *scope, const struct upcc_sample *sample)
+{
+	struct upcc_policy aim = scope->policy;
+
+	scope->effective_target_pages = upcc_wset_update(&scope->wset, scope->policy.target_pages,
+							 sample->hot_pages, sample->hot_in_use,
+							 now_usec());
+	aim.target_pages = scope->effective_target_pages;
+	if (aim.trigger_pages < aim.target_pages)
+		aim.trigger_pages = aim.target_pages;
+	return aim;
+}
+
 int upcc_control_step(struct upcc_scope_run *run, upcc_sample_fn sample_fn,
 		      uint64_t page_size, struct upcc_step_report *report)
 {
 	struct upcc_scope *scope = &run->scope;
 	struct upcc_sample sample;
+	struct upcc_policy aim;
 	uint64_t step;
 	int err;
 
@@ -112,7 +132,11 @@ int upcc_control_step(struct upcc_scope_run *run, upcc_sample_fn sample_fn,
 	scope->last = sample;
 	scope->policy = upcc_policy_resolve(&scope->config, &sample, page_size);
 	report->unmapped_before = sample.unmapped_pages;
-	step = upcc_decide(&scope->policy, &scope->phase, sample.unmapped_pages);
+	/* The effective target: the target, raised while the working set
+	 * refaults (wset.h).
+	 */
+	aim = upcc_control_aim(scope, &sample);
+	step = upcc_decide(&aim, &scope->phase, sample.unmapped_pages);
 	step = upcc_step_cap(&scope->config, step, sample.total_pages, page_size);
 	report->requested_pages = step;
 	if (!step)
@@ -180,4 +204,81 @@ int upcc_control_round(struct upcc_scope_run *run, upcc_sample_fn sample_fn,
 			return 0;
 		}
 	}
+}
+
+/* The tick's sample: the backend's cheap one, or the scope's own where
+ * that reads only a /proc or cgroup file; a path scope without one has none.
+ */
+static int take_tick_sample(struct upcc_scope_run *run, upcc_sample_fn sample_fn,
+			    struct upcc_sample *sample)
+{
+	const struct upcc_backend_ops *ops = run->backend.ops;
+	int err;
+
+	if (run->backend_ready && ops && ops->tick_sample) {
+		err = ops->tick_sample(&run->backend, &run->scope, sample);
+		if (err != -EOPNOTSUPP)
+			return err;
+	}
+	if (run->scope.kind == UPCC_SCOPE_PATH)
+		return -EOPNOTSUPP;
+	return sample_fn(&run->scope, sample);
+}
+
+int upcc_control_tick(struct upcc_scope_run *run, upcc_sample_fn sample_fn, uint64_t page_size,
+		      uint64_t interval_usec, const struct upcc_round_limits *limits,
+		      struct upcc_tick_report *report)
+{
+	struct upcc_scope *scope = &run->scope;
+	uint64_t now = now_usec();
+	bool due = !scope->last_round_usec || now - scope->last_round_usec >= interval_usec;
+	int err;
+
+	memset(report, 0, sizeof(*report));
+	if (scope->last_round_usec && !scope->round_pending) {
+		struct upcc_sample sample;
+		struct upcc_policy aim;
+
+		err = take_tick_sample(run, sample_fn, &sample);
+		if (err == -EOPNOTSUPP && !due)
+			return 0;	/* nothing cheap to read: the interval's round */
+		if (err != -EOPNOTSUPP) {
+			scope->ticks_total++;
+			report->sampled = true;
+		}
+		if (err && err != -EOPNOTSUPP) {
+			report->error = err;
+			if (!due)
+				return 0;	/* the interval's round says why */
+		} else if (!err) {
+			report->unmapped = sample.unmapped_pages;
+			aim = upcc_control_aim(scope, &sample);
+			/* Nothing read, opened or grown since the last refresh:
+			 * a refresh would find the same, so even the interval's
+			 * is left out (the idle cost is the tick's).
+			 */
+			if (due && sample.unchanged &&
+			    (scope->tick_blocked || !upcc_should_wake(&aim, sample.unmapped_pages)))
+				return 0;
+			if (!due && (scope->tick_blocked ||
+				     !upcc_should_wake(&aim, sample.unmapped_pages)))
+				return 0;
+			if (!due) {
+				report->above_trigger = true;
+				scope->tick_rounds_total++;
+			}
+		}
+	}
+	report->round = true;
+	scope->rounds_total++;
+	scope->last_round_usec = now;
+	err = upcc_control_round(run, sample_fn, page_size, limits, &report->round_report);
+	scope->round_pending = !err && (report->round_report.end == UPCC_ROUND_BUDGET ||
+				       report->round_report.end == UPCC_ROUND_MAX_STEPS);
+	/* Stuck above the target (nothing more comes off, a refusal): a tick
+	 * would only refresh again for nothing; the interval's round retries.
+	 */
+	scope->tick_blocked = err || report->round_report.end == UPCC_ROUND_NO_PROGRESS ||
+			      report->round_report.end == UPCC_ROUND_STOPPED;
+	return err;
 }

@@ -114,4 +114,33 @@ int upcc_control_round(struct upcc_scope_run *run, upcc_sample_fn sample_fn,
 		       uint64_t page_size, const struct upcc_round_limits *limits,
 		       struct upcc_round_report *report);
 
+/*
+ * The scope's policy as the control aims it now: the target replaced by
+ * the effective target (wset.h, updated from @sample's working set and
+ * kept in scope->effective_target_pages), the trigger at least that.
+ */
+struct upcc_policy upcc_control_aim(struct upcc_scope *scope, const struct upcc_sample *sample);
+
+/*
+ * The sampling tick (upcd: every --tick, default UPCC_DEFAULT_TICK_MS).  A round (a
+ * refresh: walks, the inventory, the step's sample) runs at most every
+ * @interval_usec, or when this tick's cheap sample (the backend's
+ * tick_sample, else the scope's sample unless it is a path scope) is
+ * above the trigger, or to go on with a round that ran out of time.
+ * A round that could not reach the target blocks tick rounds until the
+ * interval's.  Returns the round's error, or 0.
+ */
+struct upcc_tick_report {
+	bool sampled;			/* a cheap sample was taken (counted in ticks_total) */
+	bool above_trigger;		/* ... and it was above the trigger */
+	bool round;			/* a round ran: round_report is its */
+	int error;			/* the cheap sample's error */
+	uint64_t unmapped;		/* the cheap sample's unmapped pages */
+	struct upcc_round_report round_report;
+};
+
+int upcc_control_tick(struct upcc_scope_run *run, upcc_sample_fn sample_fn, uint64_t page_size,
+		      uint64_t interval_usec, const struct upcc_round_limits *limits,
+		      struct upcc_tick_report *report);
+
 #endif /* UPCC_CONTROL_H */

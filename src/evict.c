@@ -48,6 +48,60 @@ static int drop_tail_windows(int fd, const struct stat *st, uint64_t limit,
 	}
 }
 
+/*
+ * Drop windows growing from the start of the file, never at or past
+ * @end_page, until @limit pages are gone: a file still being read
+ * sequentially keeps what its reader has not reached yet (its readahead),
+ * which it would only read again.
+ */
+static int drop_head_windows(int fd, const struct stat *st, uint64_t limit, uint64_t end_page,
+			     struct upcc_residency *res)
+{
+	uint64_t page = upcc_page_size(), before = res->cached_pages, window = limit;
+	int err;
+
+	for (;;) {
+		if (window > end_page)
+			window = end_page;
+		err = posix_fadvise(fd, 0, (off_t)(window * page), POSIX_FADV_DONTNEED);
+		if (err)
+			return -err;
+		err = upcc_residency_fd(fd, st, res);
+		if (err || window == end_page || before - res->cached_pages >= limit)
+			return err;
+		window *= 2;
+	}
+}
+
+int upcc_evict_fd_head(int fd, const struct stat *st, const struct upcc_mapped_set *mapped,
+		       uint64_t limit_pages, uint64_t end_page, struct upcc_evict_result *result)
+{
+	struct upcc_residency res;
+	int err;
+
+	memset(result, 0, sizeof(*result));
+	err = upcc_residency_fd(fd, st, &res);
+	if (err)
+		return err;
+	result->before_pages = result->after_pages = res.cached_pages;
+	if (mapped && upcc_mapped_set_has(mapped, st->st_dev, st->st_ino)) {
+		result->skipped_mapped = true;
+		return 0;
+	}
+	if (!upcc_residency_may_evict(&res, st, now_seconds())) {
+		result->skipped_dirty = true;
+		return 0;
+	}
+	if (!res.cached_pages || !end_page)
+		return 0;
+	err = drop_head_windows(fd, st, limit_pages ? limit_pages : res.cached_pages, end_page,
+				&res);
+	if (err)
+		return err;
+	result->after_pages = res.cached_pages;
+	return 0;
+}
+
 int upcc_evict_fd_limit(int fd, const struct stat *st, const struct upcc_mapped_set *mapped,
 			uint64_t limit_pages, struct upcc_evict_result *result)
 {

@@ -34,4 +34,11 @@ int upcc_evict_fd(int fd, const struct stat *st, const struct upcc_mapped_set *m
 int upcc_evict_fd_limit(int fd, const struct stat *st, const struct upcc_mapped_set *mapped,
 			uint64_t limit_pages, struct upcc_evict_result *result);
 
+/* The same from the file's start, never at or past @end_page: for a file
+ * still being read sequentially, whose reader is about to use what lies
+ * beyond (its readahead).  @limit_pages 0 = all below @end_page.
+ */
+int upcc_evict_fd_head(int fd, const struct stat *st, const struct upcc_mapped_set *mapped,
+		       uint64_t limit_pages, uint64_t end_page, struct upcc_evict_result *result);
+
 #endif /* UPCC_EVICT_H */

@@ -97,8 +97,8 @@ void upcc_fanotify_mark_root(struct upcc_inventory *inv, struct upcc_inventory_r
 	}
 	if (!fanotify_group(inv, r->path))
 		goto fail;
-	if (fanotify_mark(inv->fan.fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_CLOSE, r->mount_fd,
-			  NULL) < 0) {
+	if (fanotify_mark(inv->fan.fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_CLOSE | FAN_OPEN,
+			  r->mount_fd, NULL) < 0) {
 		fan_why(inv, r->path, "fanotify_mark", errno);
 		goto fail;
 	}
@@ -166,7 +166,7 @@ static const struct upcc_inventory_root *root_of_fsid(const struct upcc_inventor
  * file in our tree, then measure it.
  */
 static void learn_handle(struct upcc_inventory *inv, const char *fsid, const char *raw,
-			 size_t raw_len)
+			 size_t raw_len, uint64_t hash)
 {
 	const struct upcc_inventory_root *root = root_of_fsid(inv, fsid);
 	union {
@@ -193,8 +193,12 @@ static void learn_handle(struct upcc_inventory *inv, const char *fsid, const cha
 	if (len > 0) {
 		path[len] = '\0';
 		if (in_marked_tree(inv, st.st_dev, path) &&
-		    upcc_inventory_learn(inv, fd, &st, path) == 0)
+		    upcc_inventory_learn(inv, fd, &st, path) == 0) {
 			inv->fan.learned++;
+			inv->fan.known[hash % UPCC_FANOTIFY_SEEN_SLOTS].hash = hash;
+			inv->fan.known[hash % UPCC_FANOTIFY_SEEN_SLOTS].dev = st.st_dev;
+			inv->fan.known[hash % UPCC_FANOTIFY_SEEN_SLOTS].ino = st.st_ino;
+		}
 	}
 	close(fd);
 }
@@ -204,17 +208,29 @@ static void learn_handle(struct upcc_inventory *inv, const char *fsid, const cha
  * per drain; a collision only costs a missed duplicate or one skipped
  * event (the rewalk catches it).
  */
-static bool seen_recently(struct upcc_inventory_fanotify *fan, const char *handle, size_t len)
+static uint64_t handle_hash(const char *handle, size_t len)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
 
 	for (size_t i = 0; i < len; i++)
 		h = (h ^ (unsigned char)handle[i]) * 0x100000001b3ull;
-	h |= 1;		/* 0 marks an empty slot */
+	return h | 1;		/* 0 marks an empty slot */
+}
+
+static bool seen_recently(struct upcc_inventory_fanotify *fan, uint64_t h)
+{
 	if (fan->seen[h % UPCC_FANOTIFY_SEEN_SLOTS] == h)
 		return true;
 	fan->seen[h % UPCC_FANOTIFY_SEEN_SLOTS] = h;
 	return false;
+}
+
+/* A handle learnt before whose file the table measured this refresh. */
+static bool use_known(struct upcc_inventory *inv, uint64_t h)
+{
+	const struct upcc_fanotify_known *k = &inv->fan.known[h % UPCC_FANOTIFY_SEEN_SLOTS];
+
+	return k->hash == h && upcc_inventory_use_known(inv, k->dev, k->ino);
 }
 
 /*
@@ -246,10 +262,15 @@ static void read_event(struct upcc_inventory *inv, const char *event, size_t eve
 		    hdr.len >= handle_off + sizeof(fh)) {
 			memcpy(&fh, info + handle_off, sizeof(fh));
 			if (fh.handle_bytes <= MAX_HANDLE_SZ &&
-			    handle_off + sizeof(fh) + fh.handle_bytes <= hdr.len &&
-			    !seen_recently(&inv->fan, info + handle_off, sizeof(fh) + fh.handle_bytes))
-				learn_handle(inv, info + offsetof(struct fanotify_event_info_fid, fsid),
-					     info + handle_off, sizeof(fh) + fh.handle_bytes);
+			    handle_off + sizeof(fh) + fh.handle_bytes <= hdr.len) {
+				size_t len = sizeof(fh) + fh.handle_bytes;
+				uint64_t h = handle_hash(info + handle_off, len);
+
+				if (!seen_recently(&inv->fan, h) && !use_known(inv, h))
+					learn_handle(inv, info + offsetof(struct fanotify_event_info_fid,
+									  fsid),
+						     info + handle_off, len, h);
+			}
 		}
 		info += hdr.len;
 	}

@@ -13,6 +13,9 @@
 #define UPCC_HOOKS_H
 
 #include <stdbool.h>
+#include <stdint.h>
+
+struct upcc_cachestat;
 
 struct upcc_hooks {
 	const char *sysfs_root;		/* prefix of the backends' /sys and /proc paths */
@@ -25,6 +28,13 @@ struct upcc_hooks {
 	int no_fanotify;		/* learn by walks only, never mark a filesystem */
 	int no_compact;			/* never compact, whatever the balloon offers */
 	bool progress_now;		/* upcc files: progress lines from the first file */
+
+	/* Instead of cachestat(2) on [@off, @off + @len) bytes (@len 0: to
+	 * the end), for tests that model a page cache: 0 or -errno.
+	 */
+	int (*cachestat)(int fd, uint64_t off, uint64_t len, struct upcc_cachestat *cs);
+	/* Instead of CLOCK_MONOTONIC for the effective target's decay. */
+	uint64_t (*monotonic_usec)(void);
 };
 
 extern struct upcc_hooks upcc_hooks;

@@ -322,14 +322,18 @@ static int add_entry(struct upcc_inventory *inv, dev_t dev, ino_t ino, const cha
 	return 0;
 }
 
-int upcc_inventory_note(struct upcc_inventory *inv, dev_t dev, ino_t ino, const char *path,
-			const struct upcc_residency *res, int64_t atime_sec, bool mapped)
+/* @keep_empty: a file just opened (fanotify) is kept with no cache yet, so
+ * that the sampling tick sees a stream read into it before it is closed.
+ */
+static int note_entry(struct upcc_inventory *inv, dev_t dev, ino_t ino, const char *path,
+		      const struct upcc_residency *res, int64_t atime_sec, bool mapped,
+		      bool keep_empty)
 {
 	uint32_t index = inv->slots[slot_of(inv, dev, ino)];
 	struct upcc_inventory_entry *e;
 	int err;
 
-	if (!index && !res->cached_pages)
+	if (!index && !res->cached_pages && !keep_empty)
 		return 0;	/* nothing cached: nothing to remember */
 	if (index) {
 		e = &inv->entries[index - 1];
@@ -352,7 +356,40 @@ int upcc_inventory_note(struct upcc_inventory *inv, dev_t dev, ino_t ino, const 
 	e->atime_sec = atime_sec;
 	e->mapped = mapped;
 	e->seen_scan = inv->scan;
+	if (keep_empty)
+		e->opened_scan = inv->scan;
 	return 0;
+}
+
+int upcc_inventory_note(struct upcc_inventory *inv, dev_t dev, ino_t ino, const char *path,
+			const struct upcc_residency *res, int64_t atime_sec, bool mapped)
+{
+	return note_entry(inv, dev, ino, path, res, atime_sec, mapped, false);
+}
+
+bool upcc_inventory_entry_hot(const struct upcc_inventory_entry *entry, uint64_t now_usec)
+{
+	return entry->hot_until_usec > now_usec;
+}
+
+bool upcc_inventory_note_refault(struct upcc_inventory *inv, struct upcc_inventory_entry *e,
+				 uint64_t back_pages, uint64_t now_usec)
+{
+	bool hot = back_pages && back_pages >= (e->drop_pages + 3) / 4;
+
+	if (hot) {
+		e->hot_until_usec = now_usec + UPCC_INVENTORY_HOT_USEC;
+		inv->last.refaulted_pages += back_pages < e->drop_pages ? back_pages : e->drop_pages;
+		inv->last.hot_in_use = true;
+		inv->hot_used_usec = now_usec;
+	}
+	/* Judged once it came back, or given up after the watch: a stream
+	 * read past never comes back.
+	 */
+	if (hot || inv->scan - e->drop_scan >= UPCC_INVENTORY_DROP_WATCH_SCANS ||
+	    now_usec - e->drop_usec >= UPCC_INVENTORY_DROP_WATCH_USEC)
+		e->drop_end_page = e->drop_pages = e->drop_left_pages = 0;
+	return hot;
 }
 
 /* Forget files the last walk did not see (deleted, moved out) or that hold
@@ -365,7 +402,12 @@ static void drop_stale(struct upcc_inventory *inv)
 	for (size_t i = 0; i < inv->count; i++) {
 		struct upcc_inventory_entry *e = &inv->entries[i];
 
-		if (e->seen_scan != inv->scan || !e->cached_pages) {
+		/* A file dropped and watched for refaults, or just opened,
+		 * is kept with no cache; it was seen this refresh all the same.
+		 */
+		bool keep_empty = e->drop_end_page || e->opened_scan + 2 >= inv->scan;
+
+		if (e->seen_scan != inv->scan || (!e->cached_pages && !keep_empty)) {
 			free(e->path);
 			continue;
 		}
@@ -386,36 +428,120 @@ static void add_totals(struct upcc_inventory_totals *totals, const struct upcc_r
 		totals->mapped_pages += res->cached_pages;
 }
 
+/*
+ * The working set, per file: pages dropped that are cached again are being
+ * read (a stream read past its drop never comes back there), a file in
+ * use again while protected stays protected.
+ */
+/*
+ * Pages [0, this) of a drop ending at @end_page are checked for refaults:
+ * the first half.  A sequential reader's read in progress and the
+ * readahead it had not consumed (several MiB with large reads) come back
+ * near the end, and that is not a re-read; a reader coming back starts
+ * from the beginning.
+ */
+static uint64_t refault_check_end(uint64_t end_page)
+{
+	return end_page / 2;
+}
+
+static void check_working_set(struct upcc_inventory *inv, struct upcc_inventory_entry *e, int fd,
+			      const struct stat *st, uint64_t cached_before, bool touched)
+{
+	uint64_t now = upcc_monotonic_usec(), cached;
+
+	if (e->drop_end_page && e->drop_scan != inv->scan &&
+	    !upcc_residency_range(fd, st, 0, refault_check_end(e->drop_end_page), &cached))
+		upcc_inventory_note_refault(inv, e, cached > e->drop_left_pages ?
+						    cached - e->drop_left_pages : 0, now);
+	if (!upcc_inventory_entry_hot(e, now))
+		return;
+	if (touched || e->cached_pages > cached_before) {
+		e->hot_until_usec = now + UPCC_INVENTORY_HOT_USEC;
+		inv->last.hot_in_use = true;
+		inv->hot_used_usec = now;
+	}
+	inv->last.hot_pages += e->cached_pages;
+	inv->last.hot_files++;
+}
+
+static void note_use(struct upcc_inventory *inv, struct upcc_inventory_entry *e)
+{
+	uint64_t now = upcc_monotonic_usec();
+
+	e->idle_scans = 0;
+	if (upcc_inventory_entry_hot(e, now)) {
+		e->hot_until_usec = now + UPCC_INVENTORY_HOT_USEC;
+		inv->last.hot_in_use = true;
+		inv->hot_used_usec = now;
+	}
+}
+
 static int measure_and_note(struct upcc_inventory *inv, int fd, const struct stat *st,
 			    const char *path, bool touched)
 {
 	uint32_t index;
 	struct upcc_residency res;
-	bool mapped;
+	uint64_t cached_before;
+	bool mapped, known;
 	int err;
 
 	if (upcc_residency_fd(fd, st, &res))
 		return -EIO;	/* unreadable: leave it out */
 	index = inv->slots[slot_of(inv, st->st_dev, st->st_ino)];
-	if (index && inv->entries[index - 1].seen_scan == inv->scan)
-		return 0;	/* counted already this refresh (a second link, an event) */
+	if (index && inv->entries[index - 1].seen_scan == inv->scan) {
+		/* Counted already this refresh (a second link, an event); an
+		 * event between refreshes (the tick reads them) is still a use.
+		 */
+		if (touched) {
+			note_use(inv, &inv->entries[index - 1]);
+			inv->entries[index - 1].active = true;
+		}
+		return 0;
+	}
+	cached_before = index ? inv->entries[index - 1].cached_pages : 0;
+	known = index != 0;
 	mapped = upcc_mapped_set_has(&inv->mapped, st->st_dev, st->st_ino);
 	add_totals(&inv->last, &res, mapped);
-	err = upcc_inventory_note(inv, st->st_dev, st->st_ino, path, &res, st->st_atim.tv_sec,
-				  mapped);
-	if (!err && touched) {
-		/* A close event is a use: the file is hot now. */
-		index = inv->slots[slot_of(inv, st->st_dev, st->st_ino)];
-		if (index)
-			inv->entries[index - 1].idle_scans = 0;
-	}
-	return err;
+	/* Without fanotify, the tick knows only the files of the table: a
+	 * small tree's files are all kept, cached or not, so that a stream
+	 * into any of them is seen by the tick.
+	 */
+	err = note_entry(inv, st->st_dev, st->st_ino, path, &res, st->st_atim.tv_sec, mapped,
+			 touched || (inv->fan.fd < 0 && !inv->from_mounts &&
+				     inv->count < UPCC_INVENTORY_TICK_MAX_FILES));
+	index = err ? 0 : inv->slots[slot_of(inv, st->st_dev, st->st_ino)];
+	if (!index)
+		return err;
+	/* A close (or open) event is a use: the file is hot now. */
+	if (touched)
+		inv->entries[index - 1].idle_scans = 0;
+	/* Opened, or grown since the last refresh (a file met for the first
+	 * time has not been seen growing): the tick watches it until a
+	 * refresh that finds it still.
+	 */
+	inv->entries[index - 1].active = touched ||
+					 (known && inv->entries[index - 1].cached_pages > cached_before);
+	check_working_set(inv, &inv->entries[index - 1], fd, st, cached_before, touched);
+	return 0;
 }
 
 int upcc_inventory_learn(struct upcc_inventory *inv, int fd, const struct stat *st,
 			 const char *path)
 {
 	return measure_and_note(inv, fd, st, path, true);
+}
+
+bool upcc_inventory_use_known(struct upcc_inventory *inv, dev_t dev, ino_t ino)
+{
+	uint32_t index = inv->slots[slot_of(inv, dev, ino)];
+
+	/* Not measured yet this refresh: the caller learns it (measures it). */
+	if (!index || inv->entries[index - 1].seen_scan != inv->scan)
+		return false;
+	note_use(inv, &inv->entries[index - 1]);
+	inv->entries[index - 1].active = true;
+	return true;
 }
 
 static int refresh_one(void *ctx, int fd, const struct stat *st, const char *path)
@@ -495,6 +621,11 @@ static int walk_refresh(struct upcc_inventory *inv, bool all_roots)
 	return 0;
 }
 
+static bool hot_in_use(const struct upcc_inventory *inv, uint64_t now_usec)
+{
+	return inv->hot_used_usec && now_usec - inv->hot_used_usec < UPCC_INVENTORY_IN_USE_USEC;
+}
+
 int upcc_inventory_refresh(struct upcc_inventory *inv)
 {
 	struct upcc_inventory_fanotify *fan = &inv->fan;
@@ -504,9 +635,18 @@ int upcc_inventory_refresh(struct upcc_inventory *inv)
 	start_usec = upcc_monotonic_usec();
 	memset(&inv->last, 0, sizeof(inv->last));
 	inv->roots_changed[0] = '\0';
-	err = upcc_mapped_set_load(&inv->mapped);
-	if (err)
-		return err;
+	/* Reading every process's maps is the refresh's dearest part: at
+	 * most every UPCC_INVENTORY_MAPPED_RELOAD_USEC (the tick's rounds
+	 * refresh more often).  Safe meanwhile: DONTNEED never drops a mapped
+	 * page, the set only keeps mapped files out of the count and order.
+	 */
+	if (!inv->mapped_loaded_usec ||
+	    start_usec - inv->mapped_loaded_usec >= UPCC_INVENTORY_MAPPED_RELOAD_USEC) {
+		err = upcc_mapped_set_load(&inv->mapped);
+		if (err)
+			return err;
+		inv->mapped_loaded_usec = start_usec;
+	}
 	inv->scan++;
 	if (inv->follow_mount_table && inv->scan > 1) {
 		err = sync_mount_roots(inv);	/* sets need_walk on a change */
@@ -535,6 +675,8 @@ int upcc_inventory_refresh(struct upcc_inventory *inv)
 			goto interrupted;
 	}
 	drop_stale(inv);
+	inv->events_at_refresh = fan->events;
+	inv->last.hot_in_use = hot_in_use(inv, upcc_monotonic_usec());
 	inv->last.elapsed_usec = upcc_monotonic_usec() - start_usec;
 	return 0;
 interrupted:
@@ -561,12 +703,14 @@ static int compare_coldest(const void *a, const void *b)
 size_t upcc_inventory_coldest(struct upcc_inventory *inv, struct upcc_inventory_entry **order,
 			      size_t max)
 {
+	uint64_t now = upcc_monotonic_usec();
 	size_t n = 0;
 
 	for (size_t i = 0; i < inv->count && n < max; i++) {
 		struct upcc_inventory_entry *e = &inv->entries[i];
 
-		if (e->cached_pages && !e->mapped)
+		/* A file that refaulted is the working set: not evicted again. */
+		if (e->cached_pages && !e->mapped && !upcc_inventory_entry_hot(e, now))
 			order[n++] = e;
 	}
 	qsort(order, n, sizeof(*order), compare_coldest);
@@ -577,6 +721,7 @@ int upcc_inventory_evict(struct upcc_inventory *inv, struct upcc_inventory_entry
 			 uint64_t limit_pages, struct upcc_evict_result *result)
 {
 	struct stat expect = { 0 }, st;
+	uint64_t end_page = 0, left = 0;
 	int fd, err;
 
 	memset(result, 0, sizeof(*result));
@@ -585,7 +730,31 @@ int upcc_inventory_evict(struct upcc_inventory *inv, struct upcc_inventory_entry
 	fd = upcc_open_regular(AT_FDCWD, entry->path, &expect, &st);
 	if (fd < 0)
 		return fd;
-	err = upcc_evict_fd_limit(fd, &st, &inv->mapped, limit_pages, result);
+	/* Where the cache ends before the drop: a sequential reader is past
+	 * it, so only a reader coming back brings pages back below it.
+	 */
+	if (upcc_residency_last_cached(fd, &st, &end_page))
+		end_page = 0;
+	/* A file growing (a reader going through it) loses what is behind
+	 * its reader, not the readahead ahead of it, and only once it holds
+	 * twice that much: a drop near its reader would come back and make a
+	 * stream look like a working set.  Others as before.
+	 */
+	if (entry->active && end_page < 2 * UPCC_INVENTORY_READAHEAD_PAGES)
+		err = upcc_evict_fd_head(fd, &st, &inv->mapped, limit_pages, 0, result);
+	else if (entry->active)
+		err = upcc_evict_fd_head(fd, &st, &inv->mapped, limit_pages,
+					 refault_check_end(end_page), result);
+	else
+		err = upcc_evict_fd_limit(fd, &st, &inv->mapped, limit_pages, result);
+	if (!err && end_page && result->before_pages > result->after_pages &&
+	    !upcc_residency_range(fd, &st, 0, refault_check_end(end_page), &left)) {
+		entry->drop_usec = upcc_monotonic_usec();
+		entry->drop_end_page = end_page;
+		entry->drop_pages = result->before_pages - result->after_pages;
+		entry->drop_left_pages = left;
+		entry->drop_scan = inv->scan;
+	}
 	close(fd);
 	if (!err)
 		entry->cached_pages = result->after_pages;
@@ -624,10 +793,10 @@ static uint64_t mem_total_pages(void)
 }
 
 static void sample_from_totals(const struct upcc_inventory_totals *totals,
-			       struct upcc_sample *sample)
+			       struct upcc_sample *sample, uint64_t total_pages)
 {
 	memset(sample, 0, sizeof(*sample));
-	sample->total_pages = mem_total_pages();
+	sample->total_pages = total_pages ? total_pages : mem_total_pages();
 	sample->file_lru_pages = totals->cached_pages;
 	sample->mapped_pages = totals->mapped_pages;
 	sample->unmapped_pages = upcc_unmapped_file_pages(sample->file_lru_pages,
@@ -637,6 +806,9 @@ static void sample_from_totals(const struct upcc_inventory_totals *totals,
 	sample->skipped_depth = totals->walk.skipped_depth;
 	sample->skipped_raced = totals->walk.skipped_raced;
 	sample->walk_errors = totals->walk.errors;
+	sample->hot_pages = totals->hot_pages;
+	sample->refaulted_pages = totals->refaulted_pages;
+	sample->hot_in_use = totals->hot_in_use;
 }
 
 int upcc_path_sample(struct upcc_scope *scope, struct upcc_sample *sample)
@@ -654,7 +826,62 @@ int upcc_path_sample(struct upcc_scope *scope, struct upcc_sample *sample)
 	upcc_mapped_set_free(&sc.mapped);
 	if (err)
 		return err < 0 ? err : -EIO;
-	sample_from_totals(&sc.totals, sample);
+	sample_from_totals(&sc.totals, sample, 0);
+	return 0;
+}
+
+int upcc_inventory_tick_sample(struct upcc_inventory *inv, struct upcc_sample *sample)
+{
+	struct upcc_inventory_totals totals;
+	uint64_t now = upcc_monotonic_usec();
+	/* With fanotify, a file can gain cache only if it was opened (an
+	 * event) or was growing at the last refresh: only those are measured
+	 * again, the rest counted as the refresh (or an eviction since) left
+	 * them.  Without it, every known file is measured.
+	 */
+	bool watched = inv->fan.fd >= 0;
+	size_t active = 0;
+
+	if (inv->from_mounts)
+		return -EOPNOTSUPP;	/* the system scope reads /proc/meminfo */
+	if (!watched && inv->count > UPCC_INVENTORY_TICK_MAX_FILES)
+		return -EOPNOTSUPP;	/* too dear a tick: the interval's rounds only */
+	/* Files opened since: a stream is seen while it is read. */
+	if (watched)
+		upcc_fanotify_drain(inv);
+	memset(&totals, 0, sizeof(totals));
+	for (size_t i = 0; i < inv->count; i++) {
+		struct upcc_inventory_entry *e = &inv->entries[i];
+		struct stat expect = { 0 }, st;
+		struct upcc_residency res;
+		int fd;
+
+		if (watched && !e->active) {
+			res.cached_pages = e->cached_pages;
+			res.dirty_pages = res.writeback_pages = 0;
+			add_totals(&totals, &res, e->mapped);
+			if (upcc_inventory_entry_hot(e, now))
+				totals.hot_pages += e->cached_pages;
+			continue;
+		}
+		active++;
+		expect.st_dev = e->dev;
+		expect.st_ino = e->ino;
+		fd = upcc_open_regular(AT_FDCWD, e->path, &expect, &st);
+		if (fd < 0)
+			continue;	/* gone: the next refresh forgets it */
+		if (!upcc_residency_fd(fd, &st, &res)) {
+			add_totals(&totals, &res, e->mapped);
+			if (upcc_inventory_entry_hot(e, now))
+				totals.hot_pages += res.cached_pages;
+		}
+		close(fd);
+	}
+	totals.hot_in_use = hot_in_use(inv, now);
+	/* MemTotal as the last refresh read it: no /proc read per tick. */
+	sample_from_totals(&totals, sample, inv->total_pages);
+	sample->unchanged = watched && !active && inv->fan.events == inv->events_at_refresh &&
+			    !inv->fan.need_walk;
 	return 0;
 }
 
@@ -666,6 +893,7 @@ int upcc_inventory_sample(const struct upcc_inventory *inv, struct upcc_sample *
 	 */
 	if (inv->from_mounts || (inv->dropped_since_walk && !inv->last_walked_all))
 		return -EOPNOTSUPP;
-	sample_from_totals(&inv->last, sample);
+	sample_from_totals(&inv->last, sample, 0);
+	((struct upcc_inventory *)inv)->total_pages = sample->total_pages;	/* for the tick */
 	return 0;
 }

@@ -42,7 +42,32 @@ struct upcc_inventory_entry {
 	uint32_t seen_scan;		/* refresh number that last saw it */
 	bool mapped;
 	char *path;			/* as the walk reached it */
+	/* Working set: what upcd last dropped of it, watched for refaults. */
+	uint64_t drop_end_page;		/* pages [0, end) held what was dropped; 0 = none */
+	uint64_t drop_pages;		/* how many were dropped */
+	uint64_t drop_left_pages;	/* cached in [0, end) right after the drop */
+	uint32_t drop_scan;		/* the refresh it was dropped in */
+	uint64_t hot_until_usec;	/* protected (refaulted) until then, monotonic */
+	uint32_t opened_scan;		/* a fanotify open event named it then */
+	uint64_t drop_usec;		/* when it was dropped, monotonic */
+	bool active;			/* grew at the last refresh, or an event since:
+					 * the tick measures it again */
 };
+
+/* A drop is watched for refaults for this many refreshes; a file a
+ * quarter of whose dropped pages came back in them is hot: never evicted
+ * for UPCC_INVENTORY_HOT_USEC after its last refault or use.
+ */
+#define UPCC_INVENTORY_DROP_WATCH_SCANS	8u
+#define UPCC_INVENTORY_DROP_WATCH_USEC	(10ull * 1000 * 1000)	/* and at most this long */
+/* A file still being read is dropped only below half of where its cache
+ * ends (its reader and readahead are near the end), and only once it
+ * holds twice this many pages (8 MiB).
+ */
+#define UPCC_INVENTORY_READAHEAD_PAGES	1024u
+#define UPCC_INVENTORY_HOT_USEC		(30ull * 1000 * 1000)
+/* The working set counts as in use (wset.h) this long after its last use. */
+#define UPCC_INVENTORY_IN_USE_USEC	(2ull * 1000 * 1000)
 
 /* What one refresh saw, summed over the tree's files, in pages. */
 struct upcc_inventory_totals {
@@ -53,6 +78,10 @@ struct upcc_inventory_totals {
 	uint64_t writeback_pages;
 	uint64_t elapsed_usec;
 	struct upcc_walk_stats walk;
+	uint64_t hot_pages;		/* cached pages of protected (hot) files */
+	uint64_t refaulted_pages;	/* dropped pages found back this refresh */
+	uint64_t hot_files;
+	bool hot_in_use;		/* a hot file refaulted or was used again */
 };
 
 /* One tree the inventory walks: the path scope's root, or one local disk
@@ -92,6 +121,15 @@ struct upcc_inventory_fanotify {
 	 * duplicate or one skipped event, which the rewalk catches).
 	 */
 	uint64_t seen[UPCC_FANOTIFY_SEEN_SLOTS];
+	/* Handles already learnt (hash -> dev, ino), kept across drains: an
+	 * event for a file the table has measured this refresh is only a use,
+	 * noted without opening it (a hot set re-read sends many).
+	 */
+	struct upcc_fanotify_known {
+		uint64_t hash;
+		dev_t dev;
+		ino_t ino;
+	} known[UPCC_FANOTIFY_SEEN_SLOTS];
 	char *buffer;			/* UPCC_FANOTIFY_BUFFER bytes, for reads */
 };
 
@@ -100,6 +138,14 @@ struct upcc_inventory_fanotify {
  * Roots whose filesystem could not be marked are walked every refresh.
  */
 #define UPCC_INVENTORY_REWALK_EVERY	64u
+
+/* Without fanotify the tick measures every file of the table: it does
+ * so only for a table this small (and then keeps uncached files in it).
+ */
+#define UPCC_INVENTORY_TICK_MAX_FILES	4096u
+
+/* /proc/PID/maps of every process is read again at most this often. */
+#define UPCC_INVENTORY_MAPPED_RELOAD_USEC	(2ull * 1000 * 1000)
 
 struct upcc_inventory {
 	char root[PATH_MAX];		/* the path scope's root, or "mounts" */
@@ -128,6 +174,10 @@ struct upcc_inventory {
 	struct upcc_inventory_totals last;
 	struct upcc_inventory_fanotify fan;
 	uint64_t walks;			/* refreshes that walked the tree */
+	uint64_t events_at_refresh;	/* fan.events when the last refresh ended */
+	uint64_t hot_used_usec;		/* a hot file last refaulted or was used, monotonic */
+	uint64_t mapped_loaded_usec;	/* when `mapped` was last read from /proc */
+	uint64_t total_pages;		/* MemTotal at the last sample, for the tick */
 };
 
 /* 0 or -errno.  @capacity 0 = default.  Tries fanotify learning unless
@@ -153,12 +203,32 @@ void upcc_inventory_fini(struct upcc_inventory *inv);
  */
 int upcc_inventory_refresh(struct upcc_inventory *inv);
 
+/* Is @entry protected now (it refaulted, wset.h)? */
+bool upcc_inventory_entry_hot(const struct upcc_inventory_entry *entry, uint64_t now_usec);
+
+/*
+ * Note that @back_pages of what was dropped from @entry are cached again
+ * (the refresh's refault check; exposed for tests): a quarter or more of
+ * the dropped pages makes the file hot until @now_usec plus
+ * UPCC_INVENTORY_HOT_USEC.  Returns whether it did.
+ */
+bool upcc_inventory_note_refault(struct upcc_inventory *inv, struct upcc_inventory_entry *entry,
+				 uint64_t back_pages, uint64_t now_usec);
+
+/*
+ * The sampling tick's cheap sample of a path scope (no walk, no /proc
+ * maps): queued fanotify events are read, then every file the table knows
+ * is measured again (cachestat, or mincore), the mapped flags of the last
+ * refresh kept.  The table is not changed.  0 or -errno.
+ */
+int upcc_inventory_tick_sample(struct upcc_inventory *inv, struct upcc_sample *sample);
+
 /* Record one file's measurement (the refresh's per-file step; exposed for tests). */
 int upcc_inventory_note(struct upcc_inventory *inv, dev_t dev, ino_t ino, const char *path,
 			const struct upcc_residency *res, int64_t atime_sec, bool mapped);
 
-/* Fill @order with up to @max pointers to evictable (cached, unmapped)
- * entries, coldest first.  Returns how many.
+/* Fill @order with up to @max pointers to evictable (cached, unmapped,
+ * not hot) entries, coldest first.  Returns how many.
  */
 size_t upcc_inventory_coldest(struct upcc_inventory *inv, struct upcc_inventory_entry **order,
 			      size_t max);
@@ -193,5 +263,9 @@ void upcc_fanotify_drain(struct upcc_inventory *inv);
 /* inventory.c, for fanotify.c: measure and note a file a close event named. */
 int upcc_inventory_learn(struct upcc_inventory *inv, int fd, const struct stat *st,
 			 const char *path);
+/* inventory.c, for fanotify.c: an event for (@dev, @ino), known and measured
+ * this refresh, noted as a use.  False: learn it.
+ */
+bool upcc_inventory_use_known(struct upcc_inventory *inv, dev_t dev, ino_t ino);
 
 #endif /* UPCC_INVENTORY_H */

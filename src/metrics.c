@@ -39,6 +39,12 @@ SCOPE_FIELD(actions, run->scope.actions_total)
 SCOPE_FIELD(errors, run->scope.action_errors_total)
 SCOPE_FIELD(action_usec, run->scope.action_usec_total)
 SCOPE_FIELD(refused, run->scope.refused_steps_total)
+SCOPE_FIELD(effective_target, run->scope.effective_target_pages ?
+			      run->scope.effective_target_pages : run->scope.policy.target_pages)
+SCOPE_FIELD(working_set, run->scope.last.hot_pages)
+SCOPE_FIELD(ticks, run->scope.ticks_total)
+SCOPE_FIELD(rounds, run->scope.rounds_total)
+SCOPE_FIELD(tick_rounds, run->scope.tick_rounds_total)
 
 static const struct metric metrics[] = {
 	{ "upcc_memory_bytes", GAUGE, "Memory of the scope (what percentages are of).", total, true, false },
@@ -48,6 +54,8 @@ static const struct metric metrics[] = {
 	{ "upcc_dirty_bytes", GAUGE, "Dirty file pages.", dirty, true, false },
 	{ "upcc_writeback_bytes", GAUGE, "File pages under writeback.", writeback, true, false },
 	{ "upcc_target_bytes", GAUGE, "Reclaim brings unmapped cache down to this.", target, true, false },
+	{ "upcc_effective_target_bytes", GAUGE, "What reclaim aims at now: the target, raised while the working set refaults.", effective_target, true, false },
+	{ "upcc_working_set_bytes", GAUGE, "Cached pages of files protected because they refaulted.", working_set, true, false },
 	{ "upcc_trigger_bytes", GAUGE, "Reclaim starts above this.", trigger, true, false },
 	{ "upcc_reclaiming", GAUGE, "1 while the scope is between trigger and target.", reclaiming, false, false },
 	{ "upcc_reclaimed_bytes_total", COUNTER, "Unmapped cache the backend reported dropping.", reclaimed, true, false },
@@ -55,6 +63,9 @@ static const struct metric metrics[] = {
 	{ "upcc_action_errors_total", COUNTER, "Backend reclaim calls that failed.", errors, false, false },
 	{ "upcc_refused_steps_total", COUNTER, "Steps the backend declined (e.g. memcg with dirty pages in scope).", refused, false, false },
 	{ "upcc_action_seconds_total", COUNTER, "Wall time spent in backend reclaim calls.", action_usec, false, true },
+	{ "upcc_ticks_total", COUNTER, "Cheap samples taken by the sampling tick.", ticks, false, false },
+	{ "upcc_rounds_total", COUNTER, "Control rounds (each refreshes the scope).", rounds, false, false },
+	{ "upcc_tick_rounds_total", COUNTER, "Rounds started by a tick above the trigger.", tick_rounds, false, false },
 };
 
 /* Label values escape backslash, quote and newline (exposition format). */

@@ -51,6 +51,8 @@ enum upcc_residency_method upcc_residency_method(void)
 	/* The environment is read every time so one test process can try both. */
 	if (forced && strcmp(forced, "mincore") == 0)
 		return UPCC_RESIDENCY_MINCORE;
+	if (upcc_hooks.cachestat)
+		return UPCC_RESIDENCY_CACHESTAT;	/* the tests' model */
 	if (kernel_method < 0)
 		kernel_method = probe_method();
 	return (enum upcc_residency_method)kernel_method;
@@ -68,10 +70,22 @@ static uint64_t pages_of(const struct stat *st)
 	return (size + (uint64_t)page_bytes() - 1) / (uint64_t)page_bytes();
 }
 
+/* cachestat(2) on a byte range (len 0: to the end), or the tests' fake. */
+static int cachestat_range(int fd, uint64_t off, uint64_t len, struct upcc_cachestat *cs)
+{
+	struct upcc_cachestat_range range = { off, len };
+
+	if (upcc_hooks.cachestat)
+		return upcc_hooks.cachestat(fd, off, len, cs);
+	if (syscall(__NR_cachestat, (unsigned int)fd, &range, cs, 0u) < 0)
+		return -errno;
+	return 0;
+}
+
 static int residency_cachestat(int fd, struct upcc_residency *res)
 {
 	struct upcc_cachestat cs;
-	int err = upcc_cachestat_fd(fd, &cs);
+	int err = cachestat_range(fd, 0, 0, &cs);
 
 	if (err)
 		return err;
@@ -138,6 +152,71 @@ int upcc_residency_fd(int fd, const struct stat *st, struct upcc_residency *res)
 		memset(res, 0, sizeof(*res));
 		return err;
 	}
+	return 0;
+}
+
+int upcc_residency_range(int fd, const struct stat *st, uint64_t first_page,
+			 uint64_t nr_pages, uint64_t *cached)
+{
+	uint64_t page = (uint64_t)page_bytes(), file_pages = pages_of(st);
+	struct upcc_cachestat cs;
+	unsigned char *vec;
+	int err;
+
+	*cached = 0;
+	if (!S_ISREG(st->st_mode))
+		return -EINVAL;
+	if (first_page >= file_pages || !nr_pages)
+		return 0;
+	if (nr_pages > file_pages - first_page)
+		nr_pages = file_pages - first_page;
+	if (upcc_residency_method() == UPCC_RESIDENCY_CACHESTAT) {
+		err = cachestat_range(fd, first_page * page, nr_pages * page, &cs);
+		if (!err)
+			*cached = cs.nr_cache;
+		return err;
+	}
+	/* mincore: window by window, as for the whole file. */
+	vec = malloc(MINCORE_WINDOW_BYTES / page);
+	if (!vec)
+		return -ENOMEM;
+	err = 0;
+	for (uint64_t at = first_page; !err && at < first_page + nr_pages;) {
+		uint64_t n = first_page + nr_pages - at;
+
+		if (n > MINCORE_WINDOW_BYTES / page)
+			n = MINCORE_WINDOW_BYTES / page;
+		err = mincore_window(fd, at * page, n * page, vec, cached);
+		at += n;
+	}
+	free(vec);
+	return err;
+}
+
+int upcc_residency_last_cached(int fd, const struct stat *st, uint64_t *end_page)
+{
+	uint64_t lo = 0, hi = pages_of(st), cached;
+	int err;
+
+	*end_page = 0;
+	/* The smallest end with nothing cached at or after it: bisect on
+	 * "anything cached in [mid, hi)", log2(pages) ranges.
+	 */
+	err = upcc_residency_range(fd, st, 0, hi, &cached);
+	if (err || !cached)
+		return err;
+	while (hi - lo > 1) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		err = upcc_residency_range(fd, st, mid, pages_of(st) - mid, &cached);
+		if (err)
+			return err;
+		if (cached)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	*end_page = hi;
 	return 0;
 }
 

@@ -42,6 +42,15 @@ const char *upcc_residency_method_name(enum upcc_residency_method method);
  */
 int upcc_residency_fd(int fd, const struct stat *st, struct upcc_residency *res);
 
+/* Cached pages in pages [@first_page, @first_page + @nr_pages) of the file
+ * on @fd (cachestat on the range, else mincore on it).  0 or -errno.
+ */
+int upcc_residency_range(int fd, const struct stat *st, uint64_t first_page,
+			 uint64_t nr_pages, uint64_t *cached);
+
+/* One past the file's last cached page (0: nothing cached). 0 or -errno. */
+int upcc_residency_last_cached(int fd, const struct stat *st, uint64_t *end_page);
+
 /*
  * May the clean pages of a file with @res and @st be dropped without
  * starting writeback?  With cachestat: no dirty and no writeback pages.

@@ -15,6 +15,7 @@
 
 #include "policy.h"
 #include "size.h"
+#include "wset.h"
 
 enum upcc_scope_kind {
 	UPCC_SCOPE_SYSTEM,	/* /proc/meminfo */
@@ -36,6 +37,12 @@ struct upcc_sample {
 	uint64_t skipped_depth;		/* directories below the walk's depth cap */
 	uint64_t skipped_raced;		/* entries that changed while walked */
 	uint64_t walk_errors;		/* entries that could not be read */
+	/* Working set (wset.h), where the backend measures it (fadvise). */
+	uint64_t hot_pages;		/* cached pages of files protected: they refaulted */
+	uint64_t refaulted_pages;	/* dropped pages that came back since the last sample */
+	bool hot_in_use;		/* a protected file refaulted or was read again */
+	bool unchanged;			/* tick sample: nothing opened, read or grown since
+					 * the last refresh (a refresh would find the same) */
 };
 
 /* Per-scope settings, as the config file and command line give them. */
@@ -65,6 +72,19 @@ struct upcc_scope {
 	uint64_t action_errors_total;
 	uint64_t action_usec_total;	/* wall time spent acting */
 	uint64_t refused_steps_total;	/* steps the backend declined (result.refused) */
+	/* The effective target (wset.h): the target, raised while the
+	 * scope's refaulting working set does not fit in it.
+	 */
+	struct upcc_wset wset;
+	uint64_t effective_target_pages;
+	/* The sampling tick (control.h, upcc_control_tick). */
+	uint64_t ticks_total;		/* cheap samples taken */
+	uint64_t rounds_total;		/* control rounds (each refreshes the scope) */
+	uint64_t tick_rounds_total;	/* of those, started by a tick above the trigger */
+	uint64_t last_round_usec;	/* monotonic; 0 = never */
+	bool round_pending;		/* the last round ran out of time: go on */
+	bool tick_blocked;		/* the last round could not reach the target:
+					 * no tick round before the interval's */
 };
 
 /* "system", "node", "cgroup", "path"; and back (0 or -EINVAL). */

@@ -50,6 +50,14 @@ void upcc_state_scope_from_run(const struct upcc_scope_run *run, struct upcc_sta
 		 run->backend_ready ? run->backend.why : run->backend_error);
 	out->backend_ready = run->backend_ready;
 	out->reclaiming = scope->phase == UPCC_PHASE_RECLAIMING;
+	/* What the control aims at (wset.h): the target, or raised for the
+	 * working set, and why; before any step, the target.
+	 */
+	if (scope->effective_target_pages) {
+		out->effective_target_pages = scope->effective_target_pages;
+		snprintf(out->effective_target_reason, sizeof(out->effective_target_reason), "%s",
+			 upcc_wset_reason(&scope->wset));
+	}
 	upcc_state_scope_measured(out, &scope->last, &scope->policy);
 	out->reclaimed_pages_total = scope->reclaimed_pages_total;
 	out->actions_total = scope->actions_total;

@@ -194,6 +194,25 @@ static void print_daemon_line(const struct upcc_state_header *header, enum daemo
 	}
 }
 
+/* A target the daemon raised for a working set (wset.h) says so, and why. */
+static void print_effective_targets(const struct status_row *rows,
+				    const struct printable_row *shown, size_t nr_rows,
+				    uint64_t page_size, bool exact)
+{
+	char cell[32], why[64];
+
+	for (size_t i = 0; i < nr_rows; i++) {
+		const struct upcc_state_scope *d = rows[i].daemon;
+
+		if (!d || rows[i].sample_error || !d->effective_target_pages ||
+		    d->effective_target_pages == d->target_pages)
+			continue;
+		human_bytes(cell, sizeof(cell), d->effective_target_pages, page_size, exact);
+		upcc_text_printable(why, sizeof(why), d->effective_target_reason);
+		printf("  %s: effective target %s (%s)\n", shown[i].name, cell, why);
+	}
+}
+
 static void print_table(const struct status_row *rows, size_t nr_rows,
 			const struct upcc_state_header *header, enum daemon_state daemon,
 			const char *state_path, uint64_t page_size, bool exact)
@@ -239,6 +258,7 @@ static void print_table(const struct status_row *rows, size_t nr_rows,
 		if (rows[i].daemon && rows[i].daemon->backend_why[0])
 			printf("  %s: backend %s: %s\n", shown[i].name, shown[i].backend,
 			       shown[i].why);
+	print_effective_targets(rows, shown, nr_rows, page_size, exact);
 }
 
 /*

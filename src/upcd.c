@@ -46,6 +46,7 @@ struct upcd_options {
 	const char *scopes[UPCC_MAX_SCOPES];
 	size_t nr_scopes;
 	const char *target, *trigger, *interval, *metrics, *state;
+	const char *tick;
 };
 
 struct upcd {
@@ -64,7 +65,12 @@ struct upcd {
 	uint64_t watchdog_usec;		/* WATCHDOG_USEC, 0 without a watchdog */
 	uint64_t last_ping_usec;	/* the last WATCHDOG=1, monotonic */
 	struct upcc_compact compact;	/* under a reporting balloon only */
+	uint64_t last_report_usec;	/* the last state/metrics write, monotonic */
+	uint64_t last_report_aim;	/* the effective targets then, summed */
 };
+
+/* Between rounds the reports are rewritten at least this often. */
+#define REPORT_HEARTBEAT_USEC	(60ull * 1000 * 1000)
 
 static void usage(FILE *out)
 {
@@ -86,6 +92,7 @@ static void usage(FILE *out)
 		"  --target AMOUNT      pages (1000), bytes (64M) or percent (1%%)\n"
 		"  --trigger AMOUNT     multiple of the target (16x) or an amount\n"
 		"  --interval TIME      control interval (500ms, 1s, 2m)\n"
+		"  --tick TIME          sampling tick, cheap reads only (default 100ms)\n"
 		"  --metrics FILE       Prometheus textfile to write\n"
 		"  --state FILE         state file for upcc status (default " UPCC_DEFAULT_STATE_PATH ")\n"
 		"  -v, --verbose        also log every step and idle tick (debug)\n"
@@ -99,7 +106,7 @@ static void usage(FILE *out)
 static int parse_options(int argc, char **argv, struct upcd_options *options)
 {
 	enum { OPT_CONFIG = 256, OPT_ONCE, OPT_DRY_RUN, OPT_BACKEND, OPT_SCOPE, OPT_TARGET,
-	       OPT_TRIGGER, OPT_INTERVAL, OPT_METRICS, OPT_STATE, OPT_CHECK };
+	       OPT_TRIGGER, OPT_INTERVAL, OPT_METRICS, OPT_STATE, OPT_CHECK, OPT_TICK };
 	static const struct option long_options[] = {
 		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "once", no_argument, NULL, OPT_ONCE },
@@ -110,6 +117,7 @@ static int parse_options(int argc, char **argv, struct upcd_options *options)
 		{ "target", required_argument, NULL, OPT_TARGET },
 		{ "trigger", required_argument, NULL, OPT_TRIGGER },
 		{ "interval", required_argument, NULL, OPT_INTERVAL },
+		{ "tick", required_argument, NULL, OPT_TICK },
 		{ "metrics", required_argument, NULL, OPT_METRICS },
 		{ "state", required_argument, NULL, OPT_STATE },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -136,6 +144,7 @@ static int parse_options(int argc, char **argv, struct upcd_options *options)
 		case OPT_TARGET: options->target = optarg; break;
 		case OPT_TRIGGER: options->trigger = optarg; break;
 		case OPT_INTERVAL: options->interval = optarg; break;
+		case OPT_TICK: options->tick = optarg; break;
 		case OPT_METRICS: options->metrics = optarg; break;
 		case OPT_STATE: options->state = optarg; break;
 		case 'v': options->verbose = true; break;
@@ -195,6 +204,11 @@ static int apply_daemon_options(const struct upcd_options *options, struct upcc_
 	if (options->interval && upcc_parse_interval_ms(options->interval, &config->interval_ms)) {
 		snprintf(error, error_len, "--interval=%s: expected 10ms..24h (500ms, 1s, 2m)",
 			 options->interval);
+		return -EINVAL;
+	}
+	if (options->tick && upcc_parse_interval_ms(options->tick, &config->tick_ms)) {
+		snprintf(error, error_len, "--tick=%s: expected 10ms..24h (100ms, 1s)",
+			 options->tick);
 		return -EINVAL;
 	}
 	/* As in the config file: a relative path would depend on the
@@ -344,6 +358,9 @@ static void carry_counters(struct upcc_scope *scope, const struct upcc_scope_run
 		scope->action_usec_total = old->action_usec_total;
 		scope->refused_steps_total = old->refused_steps_total;
 		scope->phase = old->phase;
+		scope->ticks_total = old->ticks_total;
+		scope->rounds_total = old->rounds_total;
+		scope->tick_rounds_total = old->tick_rounds_total;
 	}
 }
 
@@ -704,6 +721,30 @@ static void compact_after_round(struct upcd *upcd, uint64_t freed_pages)
 			 (double)(compact->cpu_usec_total - cpu_before) / 1000.0);
 }
 
+/* Before a round (or a tick that may start one): its log line's counts. */
+static void round_begin(struct upcd *upcd)
+{
+	upcd->round_step = 0;
+	upcd->round_acted = 0;
+	upcd->round_asked = 0;
+	upcd->round_unmapped = 0;
+}
+
+/*
+ * After a round: its one log line, and what it freed for compaction.
+ * Compaction is a guest-wide decision: a path or cgroup scope bounds part
+ * of the cache, and is how upcd runs on a host it shares (the tests on a
+ * build machine among them), so only system and node scopes count.
+ */
+static uint64_t round_end(struct upcd *upcd, const struct upcc_scope_run *run,
+			  const struct upcc_round_report *report)
+{
+	log_round(upcd, run, report);
+	if (run->scope.kind == UPCC_SCOPE_SYSTEM || run->scope.kind == UPCC_SCOPE_NODE)
+		return report->reclaimed_pages;
+	return 0;
+}
+
 static int control_round(struct upcd *upcd, const struct upcc_round_limits *limits,
 			 unsigned int *missed)
 {
@@ -716,37 +757,75 @@ static int control_round(struct upcd *upcd, const struct upcc_round_limits *limi
 
 		if (i && upcc_pace_stop_now())
 			break;		/* a signal waits: the next scopes wait for the next round */
-		upcd->round_step = 0;
-		upcd->round_acted = 0;
-		upcd->round_asked = 0;
-		upcd->round_unmapped = 0;
+		round_begin(upcd);
 		if (upcc_control_round(run, upcc_measure, upcd->page_size, limits, &report))
 			failures++;
 		else if (round_missed_target(&report))
 			(*missed)++;
-		/* Compaction is a guest-wide decision: a path or cgroup scope
-		 * bounds part of the cache, and is how upcd runs on a host it
-		 * shares (the tests on a build machine among them).
-		 */
-		if (run->scope.kind == UPCC_SCOPE_SYSTEM || run->scope.kind == UPCC_SCOPE_NODE)
-			freed_pages += report.reclaimed_pages;
-		log_round(upcd, run, &report);
+		freed_pages += round_end(upcd, run, &report);
 	}
 	compact_after_round(upcd, freed_pages);
 	write_reports(upcd);
 	return failures;
 }
 
-static int daemon_round(struct upcd *upcd)
+/*
+ * The daemon's tick: every scope samples what is cheap; a round (the
+ * costly refresh) runs where the interval is up, the sample is above the
+ * trigger, or the last round ran out of time (upcc_control_tick).  The
+ * reports are written after any round.
+ */
+static void daemon_tick(struct upcd *upcd)
 {
 	struct upcc_round_limits limits = {
 		.budget_usec = round_budget_usec(upcd),
 		.on_step = log_round_step,
 		.context = upcd,
 	};
-	unsigned int missed = 0;
+	uint64_t freed_pages = 0;
+	bool rounds = false;
 
-	return control_round(upcd, &limits, &missed);
+	for (size_t i = 0; i < upcd->nr_runs; i++) {
+		struct upcc_scope_run *run = &upcd->runs[i];
+		struct upcc_tick_report tick;
+
+		if (i && upcc_pace_stop_now())
+			break;
+		round_begin(upcd);
+		upcc_control_tick(run, upcc_measure, upcd->page_size,
+				  upcd->config.interval_ms * 1000, &limits, &tick);
+		rounds |= tick.round;
+		if (!tick.round)
+			continue;
+		if (tick.above_trigger)
+			upcc_log(LOG_DEBUG, "scope %s: round started by a tick above the trigger",
+				 run->scope.name);
+		freed_pages += round_end(upcd, run, &tick.round_report);
+	}
+	if (rounds)
+		compact_after_round(upcd, freed_pages);
+	/* After a round; between rounds only the effective target moves (it
+	 * decays on ticks alone): at most once an interval when it did, else
+	 * once a minute.  An idle daemon writes (and fsyncs) next to nothing.
+	 */
+	uint64_t now = upcc_monotonic_usec(), since = now - upcd->last_report_usec, aim = 0;
+
+	for (size_t i = 0; i < upcd->nr_runs; i++)
+		aim += upcd->runs[i].scope.effective_target_pages;
+	if (rounds || since >= REPORT_HEARTBEAT_USEC ||
+	    (aim != upcd->last_report_aim && since >= upcd->config.interval_ms * 1000)) {
+		write_reports(upcd);
+		upcd->last_report_usec = now;
+		upcd->last_report_aim = aim;
+	}
+}
+
+/* The tick's period: --tick, never longer than the interval. */
+static uint64_t tick_usec(const struct upcd *upcd)
+{
+	uint64_t tick = upcd->config.tick_ms;
+
+	return (tick < upcd->config.interval_ms ? tick : upcd->config.interval_ms) * 1000;
 }
 
 /* --once: one round with no time budget (the step bound still holds). */
@@ -946,13 +1025,13 @@ static int event_loop(struct upcd *upcd, int signal_fd)
 	int epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 	int tick_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	int watchdog_fd = watchdog_usec ? timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK) : -1;
-	uint64_t interval_ms = upcd->config.interval_ms;
+	uint64_t interval_ms = upcd->config.interval_ms, period_usec = tick_usec(upcd);
 	bool running = true;
 	int rc = 0;
 
 	if (epoll_fd < 0 || tick_fd < 0 || (watchdog_usec && watchdog_fd < 0) ||
 	    add_fd(epoll_fd, signal_fd) || add_fd(epoll_fd, tick_fd) ||
-	    arm_timer(tick_fd, interval_ms * 1000) ||
+	    arm_timer(tick_fd, period_usec) ||
 	    (watchdog_fd >= 0 && (add_fd(epoll_fd, watchdog_fd) ||
 				  arm_timer(watchdog_fd, watchdog_usec / 2)))) {
 		upcc_log(LOG_ERR, "cannot set up the event loop: %s", strerror(errno));
@@ -962,10 +1041,11 @@ static int event_loop(struct upcd *upcd, int signal_fd)
 	if (running) {
 		/* Ready once set up: the first round may walk a big tree. */
 		upcc_notify("READY=1");
-		upcc_notify_status("controlling %zu scope(s) every %llu ms", upcd->nr_runs,
-				   (unsigned long long)interval_ms);
+		upcc_notify_status("controlling %zu scope(s) every %llu ms, sampling every %llu ms",
+				   upcd->nr_runs, (unsigned long long)interval_ms,
+				   (unsigned long long)(period_usec / 1000));
 		watchdog_ping(upcd);
-		daemon_round(upcd);
+		daemon_tick(upcd);
 	}
 	while (running) {
 		struct epoll_event event;
@@ -985,9 +1065,11 @@ static int event_loop(struct upcd *upcd, int signal_fd)
 				continue;
 			if (info.ssi_signo == SIGHUP) {
 				reload(upcd);
-				if (upcd->config.interval_ms != interval_ms) {
+				if (upcd->config.interval_ms != interval_ms ||
+				    tick_usec(upcd) != period_usec) {
 					interval_ms = upcd->config.interval_ms;
-					arm_timer(tick_fd, interval_ms * 1000);
+					period_usec = tick_usec(upcd);
+					arm_timer(tick_fd, period_usec);
 				}
 			} else {
 				upcc_log(LOG_NOTICE, "signal %u: stopping", info.ssi_signo);
@@ -997,7 +1079,7 @@ static int event_loop(struct upcd *upcd, int signal_fd)
 			uint64_t expirations;
 
 			drain_fd(tick_fd, &expirations, sizeof(expirations));
-			daemon_round(upcd);
+			daemon_tick(upcd);
 		} else {
 			uint64_t expirations;
 

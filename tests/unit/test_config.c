@@ -52,6 +52,7 @@ static void test_empty_gives_default_scope(void **state)
 	assert_true(sc->max_step.value == 0);
 	assert_string_equal(config.backend_name, "auto");
 	assert_true(config.interval_ms == 1000);
+	assert_true(config.tick_ms == 100);	/* the sampling tick's default */
 	assert_false(config.allow_dropcache);
 	assert_string_equal(config.state_path, UPCC_DEFAULT_STATE_PATH);
 	upcc_config_free(&config);
@@ -65,6 +66,7 @@ static void test_full_file(void **state)
 	static const char full[] =
 		"# upcd.conf\n"
 		"interval = 2s\n"
+		"tick = 250ms\n"
 		"metrics = /var/lib/node_exporter/upcc.prom\n"
 		"\n"
 		"[scope all]\n"
@@ -103,6 +105,7 @@ static void test_full_file(void **state)
 
 	parse_ok(full, &config);
 	assert_true(config.interval_ms == 2000);
+	assert_true(config.tick_ms == 250);
 	assert_string_equal(config.metrics_path, "/var/lib/node_exporter/upcc.prom");
 	assert_string_equal(config.state_path, "/tmp/upcc-state.json");
 	assert_true(config.allow_dropcache);
@@ -194,6 +197,7 @@ static void test_line_errors(void **state)
 	expect_error("interval =   \t\n", 1, "missing value");
 	expect_error("target = 1%\n", 1, "unknown daemon key \"target\"");
 	expect_error("interval = 1s\ninterval = 2s\n", 2, "interval given twice");
+	expect_error("tick = 5ms\n", 1, "tick \"5ms\": expected 10ms..24h");
 	expect_error("[scope a]\ntype = system\ncolour = blue\n", 3, "unknown key \"colour\" in [scope a]");
 	expect_error("[scope a]\ntype = system\ntype = node\n", 3, "type given twice in [scope a]");
 	assert_non_null(long_line);

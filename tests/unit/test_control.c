@@ -10,6 +10,7 @@
 #include "unit.h"
 #include "config.h"
 #include "control.h"
+#include "hooks.h"
 
 #define PAGE_SIZE	4096u
 #define TOTAL_PAGES	1000000u	/* target 1% = 10000, trigger 16x = 160000 */
@@ -22,6 +23,9 @@ static int fake_reclaim_error;
 static const char *fake_refusal;	/* non-NULL: the backend declines */
 static unsigned int fake_calls;
 static uint64_t fake_last_request;
+static uint64_t fake_hot;		/* the working set the sample reports */
+static bool fake_hot_in_use;
+static uint64_t wset_clock(void);	/* the effective target's clock, below */
 
 static int fake_sample(struct upcc_scope *scope, struct upcc_sample *sample)
 {
@@ -33,6 +37,8 @@ static int fake_sample(struct upcc_scope *scope, struct upcc_sample *sample)
 	sample->mapped_pages = MAPPED_PAGES;
 	sample->file_lru_pages = fake_unmapped + MAPPED_PAGES;
 	sample->unmapped_pages = fake_unmapped;
+	sample->hot_pages = fake_hot;
+	sample->hot_in_use = fake_hot_in_use;
 	return 0;
 }
 
@@ -91,6 +97,9 @@ static int reset(void **state)
 	fake_refusal = NULL;
 	fake_calls = 0;
 	fake_last_request = 0;
+	fake_hot = 0;
+	fake_hot_in_use = false;
+	upcc_hooks.monotonic_usec = wset_clock;
 	make_run(&fixture_run);
 	*state = &fixture_run;
 	return 0;
@@ -324,6 +333,12 @@ static void test_max_step(void **state)
 static uint64_t fake_now, fake_clock_step;
 static unsigned int on_step_calls;
 
+/* The control's own clock (the decay, the tick): reading it moves nothing. */
+static uint64_t wset_clock(void)
+{
+	return fake_now;
+}
+
 static uint64_t fake_clock(void)
 {
 	fake_now += fake_clock_step;
@@ -538,6 +553,91 @@ static void test_round_keeps_up_with_stream(void **state)
 	assert_true(one_step_unmapped > 280000);
 }
 
+#define TICK_USEC	100000ull
+#define INTERVAL_USEC	1000000ull
+
+/*
+ * The sampling tick: a stream adds 50000 pages a tick (target 10000,
+ * trigger 160000).  Only the first tick's round and the one started by the
+ * first tick above the trigger run: that round takes the whole excess off,
+ * though the interval (1 s) is not up.  Counted in ticks and rounds.
+ */
+static void test_tick_round_on_trigger(void **state)
+{
+	struct upcc_scope_run *run = *state;
+	struct upcc_round_limits limits = round_limits(UINT64_MAX);
+	struct upcc_tick_report tick;
+
+	fake_now = INTERVAL_USEC;	/* 0 would read as "never refreshed" */
+	assert_int_equal(upcc_control_tick(run, fake_sample, PAGE_SIZE, INTERVAL_USEC, &limits,
+					   &tick), 0);
+	assert_true(tick.round);			/* the first tick refreshes */
+	for (int i = 1; i <= 3; i++) {
+		fake_now += TICK_USEC;
+		fake_unmapped += 50000;
+		assert_int_equal(upcc_control_tick(run, fake_sample, PAGE_SIZE, INTERVAL_USEC,
+						   &limits, &tick), 0);
+		assert_true(tick.sampled);
+		assert_false(tick.round);		/* 50000..150000: below the trigger */
+	}
+	fake_now += TICK_USEC;
+	fake_unmapped += 50000;				/* 200000 > 160000 */
+	assert_int_equal(upcc_control_tick(run, fake_sample, PAGE_SIZE, INTERVAL_USEC, &limits,
+					   &tick), 0);
+	assert_true(tick.sampled && tick.above_trigger && tick.round);
+	assert_int_equal(tick.round_report.end, UPCC_ROUND_IDLE);
+	assert_true(fake_unmapped <= 10000);		/* the excess is gone in that round */
+	assert_true(run->scope.ticks_total == 4);
+	assert_true(run->scope.rounds_total == 2);
+	assert_true(run->scope.tick_rounds_total == 1);
+	/* Below the trigger again: no round until the interval is up. */
+	fake_now += TICK_USEC;
+	assert_int_equal(upcc_control_tick(run, fake_sample, PAGE_SIZE, INTERVAL_USEC, &limits,
+					   &tick), 0);
+	assert_false(tick.round);
+	fake_now += INTERVAL_USEC;
+	assert_int_equal(upcc_control_tick(run, fake_sample, PAGE_SIZE, INTERVAL_USEC, &limits,
+					   &tick), 0);
+	assert_true(tick.round && !tick.above_trigger);
+	assert_true(run->scope.rounds_total == 3);
+}
+
+/*
+ * A refaulting working set bigger than the target raises the effective
+ * target to hold it; once it is no longer in use, the raise decays and
+ * within 30 s the target is the target again.
+ */
+static void test_effective_target_raised_and_decayed(void **state)
+{
+	struct upcc_scope_run *run = *state;
+	struct upcc_round_limits limits = round_limits(UINT64_MAX);
+	struct upcc_round_report report;
+
+	fake_now = INTERVAL_USEC;
+	fake_hot = 30000;			/* target 10000 */
+	fake_hot_in_use = true;
+	fake_unmapped = 170000;
+	assert_int_equal(upcc_control_round(run, fake_sample, PAGE_SIZE, &limits, &report), 0);
+	assert_true(run->scope.effective_target_pages == 30000);
+	assert_true(run->scope.effective_target_pages <= 10000 + fake_hot);
+	assert_true(fake_unmapped <= 30000 && fake_unmapped > 25000);	/* the set is kept */
+	assert_string_equal(upcc_wset_reason(&run->scope.wset), "working set in use");
+	/* Refaults stop: 15 s later, half way down. */
+	fake_hot_in_use = false;
+	fake_now += 15 * INTERVAL_USEC;
+	run->scope.phase = UPCC_PHASE_RECLAIMING;
+	assert_int_equal(upcc_control_round(run, fake_sample, PAGE_SIZE, &limits, &report), 0);
+	assert_true(run->scope.effective_target_pages == 20000);
+	assert_string_equal(upcc_wset_reason(&run->scope.wset), "working set decaying");
+	/* 30 s after the last use: the target. */
+	fake_now += 15 * INTERVAL_USEC;
+	run->scope.phase = UPCC_PHASE_RECLAIMING;
+	assert_int_equal(upcc_control_round(run, fake_sample, PAGE_SIZE, &limits, &report), 0);
+	assert_true(run->scope.effective_target_pages == 10000);
+	assert_true(fake_unmapped <= 10000);
+	assert_string_equal(upcc_wset_reason(&run->scope.wset), "target");
+}
+
 static void test_resolve(void **state)
 {
 	struct upcc_scope_config sc;
@@ -593,6 +693,8 @@ int main(void)
 		cmocka_unit_test_setup(test_round_max_steps, reset),
 		cmocka_unit_test_setup(test_round_stops, reset),
 		cmocka_unit_test_setup(test_round_keeps_up_with_stream, reset),
+		cmocka_unit_test_setup(test_tick_round_on_trigger, reset),
+		cmocka_unit_test_setup(test_effective_target_raised_and_decayed, reset),
 		cmocka_unit_test(test_resolve),
 		cmocka_unit_test_setup(test_backend_sample, reset),
 	};

@@ -136,6 +136,56 @@ static void test_coldness_order(void **state)
 	upcc_inventory_fini(&inv);
 }
 
+/*
+ * The working set: a file a quarter of whose dropped pages came back is
+ * hot and left out of the eviction order; one read past its drop (a
+ * stream) is not, and its watch ends after the watch window.
+ */
+static void test_refault_protects(void **state)
+{
+	struct upcc_inventory inv;
+	struct upcc_inventory_entry *order[8], *hot, *stream;
+	struct upcc_residency res;
+	uint64_t now = 1000ull * 1000 * 1000;
+
+	(void)state;
+	assert_int_equal(upcc_inventory_init(&inv, tree, false, 16), 0);
+	inv.scan = 1;
+	res = cached(256);
+	assert_int_equal(upcc_inventory_note(&inv, 1, 1, "/hot", &res, 100, false), 0);
+	res = cached(4096);
+	assert_int_equal(upcc_inventory_note(&inv, 1, 2, "/stream", &res, 100, false), 0);
+	hot = &inv.entries[0];
+	stream = &inv.entries[1];
+	/* Both dropped whole in scan 1. */
+	hot->drop_end_page = 256;
+	hot->drop_pages = 256;
+	stream->drop_end_page = 4096;
+	stream->drop_pages = 4096;
+	hot->drop_scan = stream->drop_scan = 1;
+	hot->drop_usec = stream->drop_usec = now;
+	inv.scan = 2;
+	assert_true(upcc_inventory_note_refault(&inv, hot, 128, now + 1000));
+	assert_false(upcc_inventory_note_refault(&inv, stream, 0, now + 1000));
+	assert_true(inv.last.refaulted_pages == 128);
+	assert_true(inv.last.hot_in_use);
+	assert_true(upcc_inventory_entry_hot(hot, now + 1000));
+	assert_false(upcc_inventory_entry_hot(stream, now + 1000));
+	assert_true(hot->drop_end_page == 0);	/* judged: the watch ends */
+	assert_true(stream->drop_end_page != 0);	/* still watched */
+	/* The hot file is never the coldest: only the stream is in the order. */
+	hot->cached_pages = 256;
+	stream->cached_pages = 4096;
+	hot->hot_until_usec = UINT64_MAX;	/* this process's clock is not the test's */
+	assert_int_equal(upcc_inventory_coldest(&inv, order, 8), 1);
+	assert_string_equal(order[0]->path, "/stream");
+	/* A few pages back of a big drop (a read in progress) are not a re-read. */
+	inv.scan = UPCC_INVENTORY_DROP_WATCH_SCANS + 1;
+	assert_false(upcc_inventory_note_refault(&inv, stream, 256, now + 2000));
+	assert_true(stream->drop_end_page == 0);	/* watched long enough */
+	upcc_inventory_fini(&inv);
+}
+
 static void test_capacity_bound(void **state)
 {
 	struct upcc_inventory inv;
@@ -566,6 +616,7 @@ int main(void)
 		cmocka_unit_test(test_mapped_set_parse),
 		cmocka_unit_test(test_mapped_set_fake_proc),
 		cmocka_unit_test(test_coldness_order),
+		cmocka_unit_test(test_refault_protects),
 		cmocka_unit_test(test_capacity_bound),
 		cmocka_unit_test(test_refresh_and_evict),
 		cmocka_unit_test(test_evict_limit),

@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# Integration: the working set and the sampling tick (issue 10), on an ext4
+# image on a loop device this script makes, mounts and removes.  Real
+# build/upcd (daemon mode, its own --state and --metrics), outcomes measured
+# with cachestat by tests/integration/probe.c and bench/wset/wsetload.c,
+# never taken from upcd's own report alone.  Needs root.
+#
+#   tests/integration/wset.sh [BUILD_DIR]
+#
+# 1. hot set kept under a stream, target above the hot set: hit ratio and
+#    residency of the hot files;
+# 2. excess over the trigger removed by the round the first tick above it
+#    starts (interval 1 h: no interval round can do it), counted in rounds;
+# 3. effective target raised while a hot set bigger than the target is
+#    read, back to the target within 30 s once it is not.
+set -u
+cd "$(dirname "$0")/../.."
+BUILD=${1:-build}
+UPCD=$BUILD/upcd
+PROBE=${PROBE:-build/integration/probe}
+LOAD=${LOAD:-build/bench/wsetload}
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+PAGE=$(getconf PAGESIZE)
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); echo "ok   - $*"; }
+fail() { failed=$((failed + 1)); echo "FAIL - $*"; }
+check() { local name=$1; shift; if "$@"; then pass "$name"; else fail "$name"; fi; }
+finish() { echo "$passed passed, $failed failed"; [ "$failed" -eq 0 ]; exit $?; }
+
+mkdir -p build/integration
+work=$(mktemp -d "$PWD/build/integration/wset.XXXXXX")
+mnt=$work/mnt
+loop=
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	if mountpoint -q "$mnt" 2>/dev/null; then umount "$mnt" || umount -l "$mnt"; fi
+	[ -n "$loop" ] && losetup -d "$loop"
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+for prog in "$UPCD" "$PROBE" "$LOAD"; do
+	[ -x "$prog" ] || { fail "setup: $prog not built"; finish; }
+done
+[ "$(id -u)" -eq 0 ] || { fail "setup: needs root (loop device, mount)"; finish; }
+mkdir -p "$mnt"
+truncate -s 640M "$work/disk.img"
+loop=$(losetup -f --show "$work/disk.img") || { loop=; fail "setup: losetup"; finish; }
+mkfs.ext4 -q -F "$loop" && mount "$loop" "$mnt" || { fail "setup: mkfs, mount"; finish; }
+mkdir -p "$mnt/hot" "$mnt/stream" "$mnt/burst" "$mnt/big"
+for i in 1 2 3 4 5 6 7 8; do head -c 1M /dev/urandom > "$mnt/hot/h$i"; done
+for i in $(seq 10 25); do head -c 1M /dev/urandom > "$mnt/big/h$i"; done
+# The stream is read once (11 x 32 MiB > 10 s at 32 MiB/s): it never comes back.
+for i in $(seq 10 20); do head -c 32M /dev/zero > "$mnt/stream/s$i"; done
+head -c 40M /dev/zero > "$mnt/burst/b"
+sync
+"$LOAD" evict "$mnt"
+pass "setup: ext4 on $loop mounted on $mnt"
+
+mib_pages() { echo $(( $1 * 1024 * 1024 / PAGE )); }
+cached_sum() { "$PROBE" sum "$@" | awk '{ print $1 }'; }
+metric() { awk -v m="$1" '$1 ~ "^"m"{" { print $2 }' "$work/m.prom" 2>/dev/null | head -n 1; }
+state_field() { grep -o "\"$1\":[^,]*" "$work/state.json" 2>/dev/null | head -n 1 | cut -d: -f2 | tr -d '"'; }
+start_upcd() {	# start_upcd SCOPE_DIR UPCD-OPTIONS...
+	local dir=$1
+	shift
+	rm -f "$work/m.prom" "$work/state.json"
+	"$UPCD" --scope "path:$dir" --backend=fadvise --state "$work/state.json" \
+		--metrics "$work/m.prom" "$@" 2>"$work/upcd.log" &
+	upid=$!
+	pids+=("$upid")
+	for _ in $(seq 100); do [ -s "$work/m.prom" ] && break; sleep 0.05; done
+}
+stop_upcd() {
+	kill "$upid" 2>/dev/null
+	wait "$upid"
+	urc=$?
+	check "upcd stopped cleanly (rc $urc)" test "$urc" -eq 0
+}
+
+# ---- 1. hot set kept under a stream (hot 8 MiB, target 16 MiB) --------------
+start_upcd "$mnt" --target=16M --trigger=32M
+"$LOAD" hot "$mnt/hot" 10 200 > "$work/hot.out" &
+hot_pid=$!
+"$LOAD" stream "$mnt/stream" 10 32 > "$work/stream.out"
+wait "$hot_pid"
+hit=$(awk '/hit_ratio/ { print $2 }' "$work/hot.out")
+hot_kept=$(cached_sum "$mnt"/hot/h*)
+streamed=$(awk '/streamed_bytes/ { print $2 }' "$work/stream.out")
+reclaimed=$(metric upcc_reclaimed_bytes_total)
+check "hot set kept under a stream: hit ratio $hit >= 0.97" \
+	awk -v h="$hit" 'BEGIN { exit !(h >= 0.97) }'
+check "hot set resident after the stream: $hot_kept of $(mib_pages 8) pages" \
+	test "$hot_kept" -eq "$(mib_pages 8)"
+check "the stream was bounded: reclaimed ${reclaimed:-0} bytes of $streamed streamed (>= 0.5)" \
+	awk -v r="${reclaimed:-0}" -v s="$streamed" 'BEGIN { exit !(r >= 0.5 * s) }'
+check "effective target stayed the target (the hot set fits): $(state_field effective_target_reason)" \
+	test "$(state_field effective_target_reason)" = target
+stop_upcd
+
+# ---- 2. excess removed by the round the first tick above the trigger starts --
+# --interval 1h: only a tick can start a round after the first.  40 MiB read
+# at once (trigger 32 MiB, target 16 MiB): it crosses the trigger once.
+start_upcd "$mnt/burst" --target=16M --trigger=32M --interval=1h --tick=100ms
+rounds0=$(metric upcc_rounds_total)
+cat "$mnt/burst/b" > /dev/null
+sleep 1.5
+left=$(cached_sum "$mnt/burst/b")
+rounds=$(metric upcc_rounds_total)
+tick_rounds=$(metric upcc_tick_rounds_total)
+ticks=$(metric upcc_ticks_total)
+check "excess removed within one round: $left pages left <= target + what was read after it ($(mib_pages 24))" \
+	test "$left" -le "$(mib_pages 24)"
+check "one round started by a tick above the trigger (rounds ${rounds0:-?} -> ${rounds:-?}, tick rounds ${tick_rounds:-?}, ticks ${ticks:-?})" \
+	test "${rounds:-0}" -eq $(( ${rounds0:-0} + 1 )) -a "${tick_rounds:-0}" -eq 1 -a "${ticks:-0}" -ge 1
+stop_upcd
+
+# ---- 3. effective target raised above the target, decayed after -------------
+# 16 MiB hot set re-read every 0.2 s, target 8 MiB: once its files refault,
+# the target is raised to hold them (at most 8 + 16 MiB); when the reading
+# stops, it is back to 8 MiB within 30 s (+2 s: "in use" lasts 2 s).
+start_upcd "$mnt/big" --target=8M --trigger=12M
+"$LOAD" hot "$mnt/big" 8 200 > "$work/big.out"
+sleep 1.2
+eff=$(state_field effective_target_bytes)
+why=$(state_field effective_target_reason)
+check "effective target raised for the hot set: $eff bytes ($why)" \
+	test "${eff:-0}" -gt $((8 << 20)) -a "${eff:-0}" -le $((24 << 20))
+check "the hot set kept once the target is raised: $(awk '/hit_ratio/ { print $2 }' "$work/big.out") (>= 0.8)" \
+	awk -v h="$(awk '/hit_ratio/ { print $2 }' "$work/big.out")" 'BEGIN { exit !(h >= 0.8) }'
+sleep 32
+eff=$(state_field effective_target_bytes)
+why=$(state_field effective_target_reason)
+check "effective target back to the target within 30 s: $eff bytes ($why)" \
+	test "${eff:-0}" -eq $((8 << 20)) -a "$why" = target
+stop_upcd
+
+finish
