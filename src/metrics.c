@@ -115,8 +115,26 @@ static void backend_info(FILE *out, const struct upcc_scope_run *runs, size_t nr
 	}
 }
 
+/*
+ * The daemon's compaction (compact.h), not a scope's: its CPU is the
+ * kernel's work on upcd's behalf, reported apart from upcd's control.
+ */
+static void compact_metrics(FILE *out, const struct upcc_compact *compact)
+{
+	fputs("# HELP upcc_compaction_enabled 1 if a balloon reports free pages and upcd compacts after reclaim.\n"
+	      "# TYPE upcc_compaction_enabled gauge\n", out);
+	fprintf(out, "upcc_compaction_enabled %d\n", compact->enabled ? 1 : 0);
+	fputs("# HELP upcc_compactions_total Compactions upcd asked for, so that freed memory can be reported to the host.\n"
+	      "# TYPE upcc_compactions_total counter\n", out);
+	fprintf(out, "upcc_compactions_total %" PRIu64 "\n", compact->runs_total);
+	fputs("# HELP upcc_compaction_cpu_seconds_total CPU the kernel spent compacting in upcd's thread.\n"
+	      "# TYPE upcc_compaction_cpu_seconds_total counter\n", out);
+	fprintf(out, "upcc_compaction_cpu_seconds_total %" PRIu64 ".%06" PRIu64 "\n",
+		compact->cpu_usec_total / 1000000u, compact->cpu_usec_total % 1000000u);
+}
+
 int upcc_metrics_format(FILE *out, const struct upcc_scope_run *runs, size_t nr_runs,
-			uint64_t page_size)
+			uint64_t page_size, const struct upcc_compact *compact)
 {
 	for (size_t m = 0; m < sizeof(metrics) / sizeof(metrics[0]); m++) {
 		fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", metrics[m].name, metrics[m].help,
@@ -125,6 +143,8 @@ int upcc_metrics_format(FILE *out, const struct upcc_scope_run *runs, size_t nr_
 			sample_line(out, &metrics[m], &runs[i], page_size);
 	}
 	backend_info(out, runs, nr_runs);
+	if (compact)
+		compact_metrics(out, compact);
 	return ferror(out) ? -EIO : 0;
 }
 
@@ -132,19 +152,20 @@ struct metrics_format {
 	const struct upcc_scope_run *runs;
 	size_t nr_runs;
 	uint64_t page_size;
+	const struct upcc_compact *compact;
 };
 
 static int format_metrics(FILE *out, void *ctx)
 {
 	const struct metrics_format *f = ctx;
 
-	return upcc_metrics_format(out, f->runs, f->nr_runs, f->page_size);
+	return upcc_metrics_format(out, f->runs, f->nr_runs, f->page_size, f->compact);
 }
 
 int upcc_metrics_write(const char *path, const struct upcc_scope_run *runs, size_t nr_runs,
-		       uint64_t page_size)
+		       uint64_t page_size, const struct upcc_compact *compact)
 {
-	struct metrics_format f = { runs, nr_runs, page_size };
+	struct metrics_format f = { runs, nr_runs, page_size, compact };
 
 	return upcc_atomic_write_formatted(path, format_metrics, &f);
 }

@@ -11,11 +11,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "compact.h"
 #include "control.h"
 
+/* @compact: the daemon's compaction counters, or NULL (none reported). */
 int upcc_metrics_format(FILE *out, const struct upcc_scope_run *runs, size_t nr_runs,
-			uint64_t page_size);
+			uint64_t page_size, const struct upcc_compact *compact);
 int upcc_metrics_write(const char *path, const struct upcc_scope_run *runs, size_t nr_runs,
-		       uint64_t page_size);
+		       uint64_t page_size, const struct upcc_compact *compact);
 
 #endif /* UPCC_METRICS_H */

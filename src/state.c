@@ -159,17 +159,22 @@ struct state_format {
 	size_t nr_runs;
 	uint64_t page_size;
 	bool dry_run;
+	const struct upcc_compact *compact;
 };
 
 static int format_state(FILE *out, void *ctx)
 {
 	const struct state_format *f = ctx;
+	const struct upcc_compact none = { 0 }, *compact = f->compact ? f->compact : &none;
 
 	fprintf(out, "{\"version\":%d,\"page_size\":%" PRIu64 ",\"daemon\":{\"pid\":%ld"
-		",\"start_time\":%llu,\"updated\":%lld,\"dry_run\":%s,\"running\":true},"
+		",\"start_time\":%llu,\"updated\":%lld,\"dry_run\":%s,\"running\":true"
+		",\"compaction_enabled\":%s,\"compactions_total\":%" PRIu64
+		",\"compaction_cpu_usec_total\":%" PRIu64 "},"
 		"\"scopes\":[\n",
 		UPCC_STATE_VERSION, f->page_size, (long)getpid(), upcc_state_start_time(),
-		(long long)time(NULL), f->dry_run ? "true" : "false");
+		(long long)time(NULL), f->dry_run ? "true" : "false",
+		compact->enabled ? "true" : "false", compact->runs_total, compact->cpu_usec_total);
 	for (size_t i = 0; i < f->nr_runs; i++) {
 		struct upcc_state_scope scope;
 
@@ -182,17 +187,17 @@ static int format_state(FILE *out, void *ctx)
 }
 
 int upcc_state_format(FILE *out, const struct upcc_scope_run *runs, size_t nr_runs,
-		      uint64_t page_size, bool dry_run)
+		      uint64_t page_size, bool dry_run, const struct upcc_compact *compact)
 {
-	struct state_format f = { runs, nr_runs, page_size, dry_run };
+	struct state_format f = { runs, nr_runs, page_size, dry_run, compact };
 
 	return format_state(out, &f);
 }
 
 int upcc_state_write(const char *path, const struct upcc_scope_run *runs, size_t nr_runs,
-		     uint64_t page_size, bool dry_run)
+		     uint64_t page_size, bool dry_run, const struct upcc_compact *compact)
 {
-	struct state_format f = { runs, nr_runs, page_size, dry_run };
+	struct state_format f = { runs, nr_runs, page_size, dry_run, compact };
 
 	return upcc_atomic_write_formatted(path, format_state, &f);
 }
@@ -289,6 +294,9 @@ static int parse_root(json_object *root, struct upcc_state_header *header,
 	header->start_time = get_u64(daemon, "start_time");
 	header->updated = (long long)json_object_get_int64(field(daemon, "updated", json_type_int));
 	header->dry_run = get_bool(daemon, "dry_run");
+	header->compaction_enabled = get_bool(daemon, "compaction_enabled");
+	header->compactions_total = get_u64(daemon, "compactions_total");
+	header->compaction_cpu_usec_total = get_u64(daemon, "compaction_cpu_usec_total");
 	header->page_size = get_u64(root, "page_size");
 	count = json_object_array_length(list);
 	for (size_t i = 0; i < count && *nr_scopes < max; i++) {

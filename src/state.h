@@ -7,7 +7,8 @@
  * Schema version 2:
  *   {"version":2,"page_size":N,
  *    "daemon":{"pid":N,"start_time":TICKS,"updated":EPOCH_S,"dry_run":B,
- *              "running":B},
+ *              "running":B,"compaction_enabled":B,"compactions_total":N,
+ *              "compaction_cpu_usec_total":N},
  *    "scopes":[
  *    {"name":S,"kind":S,"node":N,"path":S,"backend":S,"backend_ready":B,
  *     "backend_why":S,"reclaiming":B,
@@ -32,6 +33,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "compact.h"
 #include "control.h"
 
 #define UPCC_STATE_VERSION	2
@@ -72,6 +74,9 @@ struct upcc_state_header {
 	long long updated;		/* seconds since the epoch */
 	bool dry_run;
 	uint64_t page_size;
+	bool compaction_enabled;	/* compact.h: a reporting balloon */
+	uint64_t compactions_total;
+	uint64_t compaction_cpu_usec_total;
 };
 
 /* Fill the record's sample and policy fields (the effective target, if
@@ -96,10 +101,11 @@ unsigned long long upcc_state_start_time(void);
  */
 bool upcc_state_daemon_alive(const struct upcc_state_header *header);
 
+/* @compact: the daemon's compaction, or NULL (reported as off). */
 int upcc_state_format(FILE *out, const struct upcc_scope_run *runs, size_t nr_runs,
-		      uint64_t page_size, bool dry_run);
+		      uint64_t page_size, bool dry_run, const struct upcc_compact *compact);
 int upcc_state_write(const char *path, const struct upcc_scope_run *runs, size_t nr_runs,
-		     uint64_t page_size, bool dry_run);
+		     uint64_t page_size, bool dry_run, const struct upcc_compact *compact);
 
 /*
  * Read a state file; fills up to @max scopes.  0, or a negative errno:

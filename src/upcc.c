@@ -179,6 +179,10 @@ static void print_daemon_line(const struct upcc_state_header *header, enum daemo
 		       header->dry_run ? ", dry run" : "");
 		upcc_fputs_printable(state_path, stdout);
 		puts(")");
+		if (header->compaction_enabled)
+			printf("upcd: compacts for free page reporting: %" PRIu64
+			       " compactions, %.1f ms of CPU\n", header->compactions_total,
+			       (double)header->compaction_cpu_usec_total / 1000.0);
 		break;
 	case DAEMON_GONE:
 		printf("upcd: not running (stale state ");
@@ -298,9 +302,13 @@ static void print_json(const struct status_row *rows, size_t nr_rows,
 	       page_size);
 	if (daemon != DAEMON_NONE)
 		printf("{\"pid\":%ld,\"start_time\":%llu,\"updated\":%lld,\"dry_run\":%s"
-		       ",\"running\":%s}", header->pid, header->start_time, header->updated,
+		       ",\"running\":%s,\"compaction_enabled\":%s,\"compactions_total\":%" PRIu64
+		       ",\"compaction_cpu_usec_total\":%" PRIu64 "}",
+		       header->pid, header->start_time, header->updated,
 		       header->dry_run ? "true" : "false",
-		       daemon == DAEMON_RUNNING ? "true" : "false");
+		       daemon == DAEMON_RUNNING ? "true" : "false",
+		       header->compaction_enabled ? "true" : "false", header->compactions_total,
+		       header->compaction_cpu_usec_total);
 	else
 		fputs("null", stdout);
 	fputs(",\"scopes\":[\n", stdout);

@@ -547,7 +547,7 @@ static void write_reports(struct upcd *upcd)
 	if (config->state_path[0]) {
 		ensure_parent(config->state_path);
 		err = upcc_state_write(config->state_path, upcd->runs, upcd->nr_runs,
-				       upcd->page_size, upcd->options.dry_run);
+				       upcd->page_size, upcd->options.dry_run, &upcd->compact);
 		if (err && !upcd->state_warned)
 			upcc_log(LOG_WARNING, "cannot write state %s: %s", config->state_path,
 				 strerror(-err));
@@ -556,7 +556,7 @@ static void write_reports(struct upcd *upcd)
 	}
 	if (config->metrics_path[0]) {
 		err = upcc_metrics_write(config->metrics_path, upcd->runs, upcd->nr_runs,
-					 upcd->page_size);
+					 upcd->page_size, &upcd->compact);
 		if (err && !upcd->metrics_warned)
 			upcc_log(LOG_WARNING, "cannot write metrics %s: %s", config->metrics_path,
 				 strerror(-err));

@@ -41,7 +41,7 @@ static char *format(const struct upcc_scope_run *runs, size_t nr)
 	FILE *out = open_memstream(&text, &len);
 
 	assert_non_null(out);
-	assert_int_equal(upcc_metrics_format(out, runs, nr, 4096), 0);
+	assert_int_equal(upcc_metrics_format(out, runs, nr, 4096, NULL), 0);
 	assert_int_equal(fclose(out), 0);
 	return text;
 }
@@ -110,10 +110,10 @@ static void test_atomic_write(void **state)
 	make_runs(runs);
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/upcc.prom", dir);
-	assert_int_equal(upcc_metrics_write(path, runs, 2, 4096), 0);
+	assert_int_equal(upcc_metrics_write(path, runs, 2, 4096, NULL), 0);
 	/* Rewriting replaces the file; the temporary never stays behind. */
 	runs[0].scope.actions_total = 4;
-	assert_int_equal(upcc_metrics_write(path, runs, 2, 4096), 0);
+	assert_int_equal(upcc_metrics_write(path, runs, 2, 4096, NULL), 0);
 	assert_int_equal(count_entries(dir), 1);
 	assert_int_equal(upcc_read_text(path, &written), 0);
 	expected = format(runs, 2);
@@ -121,9 +121,35 @@ static void test_atomic_write(void **state)
 	free(written);
 	free(expected);
 	snprintf(missing, sizeof(missing), "%s/no-dir/upcc.prom", dir);
-	assert_int_equal(upcc_metrics_write(missing, runs, 2, 4096), -ENOENT);
+	assert_int_equal(upcc_metrics_write(missing, runs, 2, 4096, NULL), -ENOENT);
 	assert_int_equal(unlink(path), 0);
 	assert_int_equal(rmdir(dir), 0);
+}
+
+/* The daemon's compaction: its own series, its CPU apart from upcd's. */
+static void test_compaction(void **state)
+{
+	struct upcc_compact compact = { .enabled = true, .runs_total = 2, .cpu_usec_total = 1500250 };
+	struct upcc_scope_run runs[2];
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	(void)state;
+	make_runs(runs);
+	out = open_memstream(&text, &len);
+	assert_non_null(out);
+	assert_int_equal(upcc_metrics_format(out, runs, 2, 4096, &compact), 0);
+	assert_int_equal(fclose(out), 0);
+	expect_line(text, "upcc_compaction_enabled 1");
+	expect_line(text, "upcc_compactions_total 2");
+	expect_line(text, "upcc_compaction_cpu_seconds_total 1.500250");
+	expect_line(text, "# TYPE upcc_compactions_total counter");
+	free(text);
+	/* Without the daemon's counters, no compaction series at all. */
+	text = format(runs, 2);
+	assert_null(strstr(text, "upcc_compaction"));
+	free(text);
 }
 
 int main(void)
@@ -131,6 +157,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_format),
 		cmocka_unit_test(test_atomic_write),
+		cmocka_unit_test(test_compaction),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -21,6 +21,7 @@ static void test_round_trip(void **state)
 	struct upcc_scope_run runs[2];
 	struct upcc_state_scope read_back[4];
 	struct upcc_state_header header;
+	struct upcc_compact compact = { .enabled = true, .runs_total = 3, .cpu_usec_total = 4567 };
 	size_t count = 0;
 
 	(void)state;
@@ -44,12 +45,16 @@ static void test_round_trip(void **state)
 
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/state.json", dir);
-	assert_int_equal(upcc_state_write(path, runs, 2, 4096, true), 0);
+	assert_int_equal(upcc_state_write(path, runs, 2, 4096, true, &compact), 0);
 	assert_int_equal(upcc_state_read(path, &header, read_back, 4, &count), 0);
 	assert_int_equal(count, 2);
 	assert_int_equal(header.pid, (long)getpid());
 	assert_true(header.dry_run);
 	assert_true(header.page_size == 4096);
+	/* The daemon's compaction, apart from its scopes (compact.h). */
+	assert_true(header.compaction_enabled);
+	assert_true(header.compactions_total == 3);
+	assert_true(header.compaction_cpu_usec_total == 4567);
 	assert_string_equal(read_back[0].name, "web");
 	assert_string_equal(read_back[0].kind, "cgroup");
 	assert_string_equal(read_back[0].path, "/sys/fs/cgroup/we\"b\\x\n");
