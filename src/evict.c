@@ -73,27 +73,43 @@ static int drop_head_windows(int fd, const struct stat *st, uint64_t limit, uint
 	}
 }
 
+/*
+ * What every eviction checks first: measure @fd, and leave alone a mapped
+ * file and one with dirty or writeback pages, since DONTNEED on a dirty
+ * range starts writeback of it (mm/fadvise.c) and the control never does
+ * that.  1 if the file may lose pages, 0 if not (the result says why), or
+ * -errno.
+ */
+static int evict_begin(int fd, const struct stat *st, const struct upcc_mapped_set *mapped,
+		       struct upcc_residency *res, struct upcc_evict_result *result)
+{
+	int err;
+
+	memset(result, 0, sizeof(*result));
+	err = upcc_residency_fd(fd, st, res);
+	if (err)
+		return err;
+	result->before_pages = result->after_pages = res->cached_pages;
+	if (mapped && upcc_mapped_set_has(mapped, st->st_dev, st->st_ino)) {
+		result->skipped_mapped = true;
+		return 0;
+	}
+	if (!upcc_residency_may_evict(res, st, now_seconds())) {
+		result->skipped_dirty = true;
+		return 0;
+	}
+	return res->cached_pages ? 1 : 0;
+}
+
 int upcc_evict_fd_head(int fd, const struct stat *st, const struct upcc_mapped_set *mapped,
 		       uint64_t limit_pages, uint64_t end_page, struct upcc_evict_result *result)
 {
 	struct upcc_residency res;
 	int err;
 
-	memset(result, 0, sizeof(*result));
-	err = upcc_residency_fd(fd, st, &res);
-	if (err)
+	err = evict_begin(fd, st, mapped, &res, result);
+	if (err <= 0 || !end_page)
 		return err;
-	result->before_pages = result->after_pages = res.cached_pages;
-	if (mapped && upcc_mapped_set_has(mapped, st->st_dev, st->st_ino)) {
-		result->skipped_mapped = true;
-		return 0;
-	}
-	if (!upcc_residency_may_evict(&res, st, now_seconds())) {
-		result->skipped_dirty = true;
-		return 0;
-	}
-	if (!res.cached_pages || !end_page)
-		return 0;
 	err = drop_head_windows(fd, st, limit_pages ? limit_pages : res.cached_pages, end_page,
 				&res);
 	if (err)
@@ -108,24 +124,9 @@ int upcc_evict_fd_limit(int fd, const struct stat *st, const struct upcc_mapped_
 	struct upcc_residency res;
 	int err;
 
-	memset(result, 0, sizeof(*result));
-	err = upcc_residency_fd(fd, st, &res);
-	if (err)
+	err = evict_begin(fd, st, mapped, &res, result);
+	if (err <= 0)
 		return err;
-	result->before_pages = result->after_pages = res.cached_pages;
-	if (mapped && upcc_mapped_set_has(mapped, st->st_dev, st->st_ino)) {
-		result->skipped_mapped = true;
-		return 0;
-	}
-	/* DONTNEED on a dirty range starts writeback of it (mm/fadvise.c):
-	 * the control never does that, so dirty files are left whole.
-	 */
-	if (!upcc_residency_may_evict(&res, st, now_seconds())) {
-		result->skipped_dirty = true;
-		return 0;
-	}
-	if (!res.cached_pages)
-		return 0;
 	if (limit_pages && limit_pages < res.cached_pages) {
 		err = drop_tail_windows(fd, st, limit_pages, &res);
 	} else {

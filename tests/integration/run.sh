@@ -59,20 +59,9 @@ finish() {
 	exit $?
 }
 
-mkdir -p build/integration
-work=$(mktemp -d "$PWD/build/integration/run.XXXXXX")
-mnt=$work/mnt
+. tests/integration/loopfs.sh
+loopfs_init run
 outside=$work/outside
-loop=
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-	if mountpoint -q "$mnt" 2>/dev/null; then umount "$mnt" || umount -l "$mnt"; fi
-	[ -n "$loop" ] && losetup -d "$loop"
-	rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
 
 # ---- setup ------------------------------------------------------------------
 for prog in "$UPCD" "$UPCC" "$PROBE" "$INVENTORY_PROBE"; do
@@ -86,12 +75,9 @@ if ! "$PROBE" sum "$PROBE" >/dev/null 2>&1; then
 	fail "setup: cachestat(2) unavailable: this suite measures with it"
 	finish
 fi
-mkdir -p "$mnt" "$outside"
-truncate -s 384M "$work/disk.img"
-loop=$(losetup -f --show "$work/disk.img") || { loop=; fail "setup: losetup"; finish; }
-mkfs.ext4 -q -F "$loop" || { fail "setup: mkfs.ext4"; finish; }
+mkdir -p "$outside"
 # A long journal commit interval: nothing on this fs forces data out early.
-mount -o commit=600 "$loop" "$mnt" || { fail "setup: mount"; finish; }
+loopfs_mount 384M commit=600
 pass "setup: ext4 on $loop mounted on $mnt"
 
 mib_pages() { echo $(( $1 * 1024 * 1024 / PAGE )); }

@@ -29,28 +29,14 @@ fail() { failed=$((failed + 1)); echo "FAIL - $*"; }
 check() { local name=$1; shift; if "$@"; then pass "$name"; else fail "$name"; fi; }
 finish() { echo "$passed passed, $failed failed"; [ "$failed" -eq 0 ]; exit $?; }
 
-mkdir -p build/integration
-work=$(mktemp -d "$PWD/build/integration/wset.XXXXXX")
-mnt=$work/mnt
-loop=
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-	if mountpoint -q "$mnt" 2>/dev/null; then umount "$mnt" || umount -l "$mnt"; fi
-	[ -n "$loop" ] && losetup -d "$loop"
-	rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+. tests/integration/loopfs.sh
+loopfs_init wset
 
 for prog in "$UPCD" "$PROBE" "$LOAD"; do
 	[ -x "$prog" ] || { fail "setup: $prog not built"; finish; }
 done
 [ "$(id -u)" -eq 0 ] || { fail "setup: needs root (loop device, mount)"; finish; }
-mkdir -p "$mnt"
-truncate -s 640M "$work/disk.img"
-loop=$(losetup -f --show "$work/disk.img") || { loop=; fail "setup: losetup"; finish; }
-mkfs.ext4 -q -F "$loop" && mount "$loop" "$mnt" || { fail "setup: mkfs, mount"; finish; }
+loopfs_mount 640M
 mkdir -p "$mnt/hot" "$mnt/stream" "$mnt/burst" "$mnt/big"
 for i in 1 2 3 4 5 6 7 8; do head -c 1M /dev/urandom > "$mnt/hot/h$i"; done
 for i in $(seq 10 25); do head -c 1M /dev/urandom > "$mnt/big/h$i"; done
