@@ -1033,8 +1033,8 @@ static void usage(FILE *out)
 		"                    [--far-factor N] [--counters rise|flat] [--mmap PATH:MIB]\n"
 		"                    [--dirty PATH:MIB] [--toggle] [--peak-above-ratio R]\n"
 		"                    [--interval-ms MS] [--trace CSV] FILE...\n"
-		"       ktest hotset --name NAME --hot PATH:MIB [--expect-hit R] [--peak-factor F]\n"
-		"                    FILE...\n"
+		"       ktest hotset --name NAME --hot PATH:MIB [--seconds S] [--expect-hit R]\n"
+		"                    [--peak-factor F] FILE...\n"
 		"       ktest kswapd-cpu --name NAME --dirty PATH:MIB [--seconds S] [--max-diff-ms MS]\n"
 		"                    FILE\n"
 		"       ktest trim --name NAME [--within-ms MS] [--slack PAGES] FILE...\n"
@@ -1159,14 +1159,15 @@ struct extra_opts {
 };
 
 /*
- * A hot file, re-read about once a second, while FILES stream past once.
+ * A hot file, re-read about once a second, while FILES stream past at full
+ * speed, again and again, for --seconds.
  * Before each re-read, cachestat() says how much of it is still cached:
  * the hit ratio is cached / size summed over the re-reads.  The peak of
  * the kernel's count is sampled every 100 ms.
  */
 static int cmd_hotset(const struct extra_opts *o)
 {
-	uint64_t hits = 0, total = 0, peak = 0, pages = o->mib * 256;
+	uint64_t hits = 0, total = 0, peak = 0, pages = o->mib * 256, bytes = 0;
 	struct upcc_cachestat cs;
 	struct vm_sample s;
 	struct bound b;
@@ -1185,7 +1186,8 @@ static int cmd_hotset(const struct extra_opts *o)
 		read_whole(o->path);
 		usleep(200 * 1000);
 	}
-	reader = start_reader(o->files, o->nr_files, 0, &report_fd);
+	reader = start_reader(o->files, o->nr_files,
+			      now_ms() + (int64_t)o->seconds * 1000, &report_fd);
 	if (reader < 0) {
 		report(false, o->name, "fork: %s", strerror(errno));
 		return 1;
@@ -1216,6 +1218,8 @@ static int cmd_hotset(const struct extra_opts *o)
 		else
 			sleep_until_ms(next_sample < next_hot ? next_sample : next_hot);
 	}
+	if (read(report_fd, &bytes, sizeof(bytes)) != (ssize_t)sizeof(bytes))
+		bytes = 0;
 	close(report_fd);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		report(false, o->name, "the streaming reader failed");
@@ -1223,10 +1227,11 @@ static int cmd_hotset(const struct extra_opts *o)
 	}
 	printf("INFO %s: hit ratio %.3f over %d re-reads of %" PRIu64
 	       " MiB; peak %" PRIu64 " pages (%.1f MiB), wake limit %" PRIu64
-	       " pages (%.1f MiB), peak/limit %.2f; stream %" PRId64 " ms\n",
+	       " pages (%.1f MiB), peak/limit %.2f; streamed %" PRIu64 " MiB in %"
+	       PRId64 " ms\n",
 	       o->name, total ? (double)hits / total : 0.0, rounds, o->mib, peak,
 	       pages_to_mib(peak), b.trigger, pages_to_mib(b.trigger),
-	       (double)peak / b.trigger, now_ms() - t0);
+	       (double)peak / b.trigger, bytes >> 20, now_ms() - t0);
 	if (o->expect_hit >= 0) {
 		snprintf(name, sizeof(name), "%s_hot_set_kept", o->name);
 		report(rounds >= 2 && hits >= o->expect_hit * total, name,
