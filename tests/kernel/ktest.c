@@ -1037,7 +1037,8 @@ static void usage(FILE *out)
 		"                    [--peak-factor F] FILE...\n"
 		"       ktest kswapd-cpu --name NAME --dirty PATH:MIB [--seconds S] [--max-diff-ms MS]\n"
 		"                    FILE\n"
-		"       ktest trim --name NAME [--within-ms MS] [--slack PAGES] FILE...\n"
+		"       ktest trim --name NAME [--then PATH:MIB] [--within-ms MS] [--slack PAGES]\n"
+		"                  FILE...\n"
 		"       ktest mapped --name NAME --mmap PATH:MIB --expect resident|evicted FILE...\n");
 }
 
@@ -1353,8 +1354,10 @@ static int cmd_kswapd_cpu(const struct extra_opts *o)
 }
 
 /*
- * Stream FILES once, then stop: the count must come down to the low
- * limit (min_unmapped_pages) + slack within the deadline, with nothing
+ * Stream FILES once, then read the first MIB of --then PATH (so that the
+ * I/O stops with the count between the limits, where no wake-up comes),
+ * then stop: the count must come down to the low limit
+ * (min_unmapped_pages) + slack within the deadline, with nothing
  * allocating.
  */
 static int cmd_trim(const struct extra_opts *o)
@@ -1378,6 +1381,17 @@ static int cmd_trim(const struct extra_opts *o)
 		return 1;
 	}
 	close(report_fd);
+	if (o->path) {
+		static char buf[READ_CHUNK];
+		uint64_t i;
+		int fd = open(o->path, O_RDONLY | O_CLOEXEC);
+
+		for (i = 0; fd >= 0 && i < o->mib; i++)
+			if (read(fd, buf, sizeof(buf)) <= 0)
+				break;
+		if (fd >= 0)
+			close(fd);
+	}
 	t0 = now_ms();
 	take_sample(&s, t0);
 	at_stop = s.unmapped;
@@ -1454,6 +1468,7 @@ static int cmd_extra(const char *cmd, int argc, char **argv)
 		{ "within-ms", required_argument, NULL, 'w' },
 		{ "slack", required_argument, NULL, 'S' },
 		{ "expect", required_argument, NULL, 'x' },
+		{ "then", required_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct extra_opts o = {
