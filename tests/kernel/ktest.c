@@ -1039,7 +1039,8 @@ static void usage(FILE *out)
 		"                    FILE\n"
 		"       ktest trim --name NAME [--then PATH:MIB] [--within-ms MS] [--slack PAGES]\n"
 		"                  FILE...\n"
-		"       ktest mapped --name NAME --mmap PATH:MIB --expect resident|evicted FILE...\n");
+		"       ktest mapped --name NAME --mmap PATH:MIB --expect resident|evicted FILE...\n"
+		"       ktest cached PATH   (pages of PATH in the page cache)\n");
 }
 
 static int parse_stream_opt(int c, char *arg, struct stream_opts *o)
@@ -1522,6 +1523,16 @@ int main(int argc, char **argv)
 		return cmd_sysctl_reject(argv[2], argv[3]);
 	if (argc >= 2 && !strcmp(argv[1], "stream"))
 		return cmd_stream(argc - 1, argv + 1);
+	if (argc == 3 && !strcmp(argv[1], "cached")) {
+		struct upcc_cachestat cs;
+
+		if (file_cachestat(argv[2], &cs) < 0) {
+			perror("ktest cached");
+			return 1;
+		}
+		printf("%" PRIu64 "\n", cs.nr_cache);
+		return 0;
+	}
 	if (argc >= 2 && (!strcmp(argv[1], "hotset") || !strcmp(argv[1], "kswapd-cpu") ||
 			  !strcmp(argv[1], "trim") || !strcmp(argv[1], "mapped")))
 		return cmd_extra(argv[1], argc - 1, argv + 1);
