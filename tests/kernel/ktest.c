@@ -71,6 +71,7 @@ struct vm_sample {
 	uint64_t mapped;
 	uint64_t free;
 	uint64_t nr_written;
+	uint64_t dirty;			/* nr_file_dirty + nr_writeback */
 	uint64_t counters[NR_CONTROL_COUNTERS];
 	bool have_counters[NR_CONTROL_COUNTERS];
 	int control;			/* vm.unmapped_page_control, -1 = unknown */
@@ -279,7 +280,7 @@ static int compute_bound_at(struct bound *b, long ratio)
 static void take_sample(struct vm_sample *s, int64_t t0)
 {
 	static char text[32768];
-	uint64_t active = 0, inactive = 0;
+	uint64_t active = 0, inactive = 0, dirty = 0, writeback = 0;
 	long control;
 	int i;
 
@@ -292,8 +293,15 @@ static void take_sample(struct vm_sample *s, int64_t t0)
 	vmstat_value(text, "nr_mapped", &s->mapped);
 	vmstat_value(text, "nr_free_pages", &s->free);
 	vmstat_value(text, "nr_written", &s->nr_written);
+	vmstat_value(text, "nr_dirty", &dirty);
+	vmstat_value(text, "nr_writeback", &writeback);
+	s->dirty = dirty + writeback;
 	s->file_lru = active + inactive;
-	s->unmapped = upcc_unmapped_file_pages(s->file_lru, s->mapped);
+	/*
+	 * What the kernel counts (node_unmapped_reclaimable()): dirty and
+	 * writeback pages are not taken by the control, so not counted.
+	 */
+	s->unmapped = upcc_unmapped_file_pages(s->file_lru, s->mapped + s->dirty);
 	for (i = 0; i < NR_CONTROL_COUNTERS; i++)
 		s->have_counters[i] = vmstat_value(text, counter_names[i],
 						   &s->counters[i]);
@@ -1024,7 +1032,15 @@ static void usage(FILE *out)
 		"       ktest stream --name NAME [--expect bounded|unbounded] [--slack PAGES]\n"
 		"                    [--far-factor N] [--counters rise|flat] [--mmap PATH:MIB]\n"
 		"                    [--dirty PATH:MIB] [--toggle] [--peak-above-ratio R]\n"
-		"                    [--interval-ms MS] [--trace CSV] FILE...\n");
+		"                    [--interval-ms MS] [--trace CSV] FILE...\n"
+		"       ktest hotset --name NAME --hot PATH:MIB [--seconds S] [--expect-hit R]\n"
+		"                    [--peak-factor F] FILE...\n"
+		"       ktest kswapd-cpu --name NAME --dirty PATH:MIB [--seconds S] [--max-diff-ms MS]\n"
+		"                    FILE\n"
+		"       ktest trim --name NAME [--then PATH:MIB] [--within-ms MS] [--slack PAGES]\n"
+		"                  FILE...\n"
+		"       ktest mapped --name NAME --mmap PATH:MIB --expect resident|evicted FILE...\n"
+		"       ktest cached PATH   (pages of PATH in the page cache)\n");
 }
 
 static int parse_stream_opt(int c, char *arg, struct stream_opts *o)
@@ -1111,6 +1127,393 @@ static int cmd_stream(int argc, char **argv)
 	return run_stream(&o);
 }
 
+/* ---- hotset, kswapd-cpu, trim, mapped ----------------------------------- */
+
+/* Read a whole file with read(); its pages are marked accessed. */
+static int read_whole(const char *path)
+{
+	static char buf[READ_CHUNK];
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		;
+	close(fd);
+	return n < 0 ? -1 : 0;
+}
+
+struct extra_opts {
+	const char *name;
+	const char *path;
+	uint64_t mib;
+	double expect_hit;		/* < 0: report only */
+	double peak_factor;		/* <= 0: report only */
+	uint64_t seconds;
+	uint64_t max_diff_ms;
+	uint64_t within_ms;
+	uint64_t slack;
+	int expect_resident;		/* 1 resident, 0 evicted, -1 unset */
+	char **files;
+	int nr_files;
+};
+
+/*
+ * A hot file, re-read about once a second, while FILES stream past at full
+ * speed, again and again, for --seconds.
+ * Before each re-read, cachestat() says how much of it is still cached:
+ * the hit ratio is cached / size summed over the re-reads.  The peak of
+ * the kernel's count is sampled every 100 ms.
+ */
+static int cmd_hotset(const struct extra_opts *o)
+{
+	uint64_t hits = 0, total = 0, peak = 0, pages = o->mib * 256, bytes = 0;
+	struct upcc_cachestat cs;
+	struct vm_sample s;
+	struct bound b;
+	int64_t t0, next_hot, next_sample;
+	int report_fd, status, rounds = 0, i;
+	bool done = false;
+	pid_t reader;
+	char name[160];
+
+	if (compute_bound(&b) < 0 || write_file(o->path, o->mib, false) < 0) {
+		report(false, o->name, "setup: %s", strerror(errno));
+		return 1;
+	}
+	/* Three reads: on either LRU the hot set is in use, not read once. */
+	for (i = 0; i < 3; i++) {
+		read_whole(o->path);
+		usleep(200 * 1000);
+	}
+	reader = start_reader(o->files, o->nr_files,
+			      now_ms() + (int64_t)o->seconds * 1000, &report_fd);
+	if (reader < 0) {
+		report(false, o->name, "fork: %s", strerror(errno));
+		return 1;
+	}
+	t0 = now_ms();
+	next_hot = t0 + 1000;
+	next_sample = t0;
+	while (!done) {
+		int64_t t = now_ms();
+
+		if (t >= next_sample) {
+			take_sample(&s, t0);
+			if (s.unmapped > peak)
+				peak = s.unmapped;
+			next_sample += SAMPLE_INTERVAL_MS;
+		}
+		if (t >= next_hot) {
+			if (file_cachestat(o->path, &cs) == 0) {
+				hits += cs.nr_cache < pages ? cs.nr_cache : pages;
+				total += pages;
+				rounds++;
+			}
+			read_whole(o->path);
+			next_hot += 1000;
+		}
+		if (waitpid(reader, &status, WNOHANG) == reader)
+			done = true;
+		else
+			sleep_until_ms(next_sample < next_hot ? next_sample : next_hot);
+	}
+	if (read(report_fd, &bytes, sizeof(bytes)) != (ssize_t)sizeof(bytes))
+		bytes = 0;
+	close(report_fd);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		report(false, o->name, "the streaming reader failed");
+		return 1;
+	}
+	printf("INFO %s: hit ratio %.3f over %d re-reads of %" PRIu64
+	       " MiB; peak %" PRIu64 " pages (%.1f MiB), wake limit %" PRIu64
+	       " pages (%.1f MiB), peak/limit %.2f; streamed %" PRIu64 " MiB in %"
+	       PRId64 " ms\n",
+	       o->name, total ? (double)hits / total : 0.0, rounds, o->mib, peak,
+	       pages_to_mib(peak), b.trigger, pages_to_mib(b.trigger),
+	       (double)peak / b.trigger, bytes >> 20, now_ms() - t0);
+	if (o->expect_hit >= 0) {
+		snprintf(name, sizeof(name), "%s_hot_set_kept", o->name);
+		report(rounds >= 2 && hits >= o->expect_hit * total, name,
+		       "hit ratio %.3f >= %.2f over %d re-reads",
+		       total ? (double)hits / total : 0.0, o->expect_hit, rounds);
+	}
+	if (o->peak_factor > 0) {
+		snprintf(name, sizeof(name), "%s_peak_within_limit", o->name);
+		report(peak <= o->peak_factor * b.trigger, name,
+		       "peak %" PRIu64 " pages <= %.2f x wake limit %" PRIu64,
+		       peak, o->peak_factor, b.trigger);
+	}
+	unlink(o->path);
+	return nr_failed ? 1 : 0;
+}
+
+static pid_t find_kswapd(void)
+{
+	char path[64], comm[64];
+	pid_t pid;
+
+	for (pid = 2; pid < 1000; pid++) {
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+		if (read_text(path, comm, sizeof(comm)) > 0 && !strcmp(comm, "kswapd0\n"))
+			return pid;
+	}
+	return -1;
+}
+
+/* utime + stime of @pid, in ms */
+static int64_t task_cpu_ms(pid_t pid)
+{
+	char path[64], text[1024], *p;
+	unsigned long long utime, stime;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (read_text(path, text, sizeof(text)) < 0)
+		return -1;
+	p = strrchr(text, ')');
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+			 &utime, &stime) != 2)
+		return -1;
+	return (int64_t)(utime + stime) * 1000 / sysconf(_SC_CLK_TCK);
+}
+
+/*
+ * Light activity for @ms: every 10 ms, fault in and free 1 MiB of anon
+ * memory and read 16 KiB more of @file (new clean cache: the control's
+ * check runs).  Returns kswapd's CPU time over it.
+ */
+static int64_t kswapd_cpu_over(pid_t kswapd, int fd, int64_t ms)
+{
+	static char buf[16384];
+	int64_t start = task_cpu_ms(kswapd), end = now_ms() + ms;
+
+	while (now_ms() < end) {
+		char *p = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p != MAP_FAILED) {
+			memset(p, 1, 1 << 20);
+			munmap(p, 1 << 20);
+		}
+		if (read(fd, buf, sizeof(buf)) <= 0)
+			lseek(fd, 0, SEEK_SET);
+		usleep(10 * 1000);
+	}
+	return task_cpu_ms(kswapd) - start;
+}
+
+/*
+ * Dirty cache over the limit with writeback held off: the control must not
+ * keep kswapd busy on pages it may not take.  kswapd's CPU over the same
+ * activity, control off then on.
+ */
+static int cmd_kswapd_cpu(const struct extra_opts *o)
+{
+	struct upcc_cachestat cs;
+	struct vm_sample s;
+	struct bound b;
+	int64_t off_ms, on_ms;
+	pid_t kswapd = find_kswapd();
+	char name[160];
+	int fd;
+
+	if (kswapd < 0 || compute_bound(&b) < 0 ||
+	    write_file(o->path, o->mib, true) < 0 ||
+	    file_cachestat(o->path, &cs) < 0) {
+		report(false, o->name, "setup: kswapd0 pid %d: %s", (int)kswapd, strerror(errno));
+		return 1;
+	}
+	take_sample(&s, 0);
+	printf("INFO %s: %" PRIu64 " dirty pages of %s; file LRU - mapped %" PRIu64
+	       " pages, wake limit %" PRIu64 ", counted (less dirty) %" PRIu64 "\n",
+	       o->name, cs.nr_dirty, o->path, s.file_lru - s.mapped, b.trigger,
+	       s.unmapped);
+	snprintf(name, sizeof(name), "%s_dirty_over_limit", o->name);
+	report(cs.nr_dirty >= o->mib * 256 * 9 / 10 && s.file_lru - s.mapped > b.trigger,
+	       name, "%" PRIu64 " dirty pages; file LRU - mapped %" PRIu64
+	       " > wake limit %" PRIu64, cs.nr_dirty, s.file_lru - s.mapped, b.trigger);
+	fd = open(o->files[0], O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		report(false, o->name, "open %s: %s", o->files[0], strerror(errno));
+		return 1;
+	}
+	set_control(0);
+	off_ms = kswapd_cpu_over(kswapd, fd, (int64_t)o->seconds * 1000);
+	set_control(1);
+	on_ms = kswapd_cpu_over(kswapd, fd, (int64_t)o->seconds * 1000);
+	close(fd);
+	file_cachestat(o->path, &cs);
+	snprintf(name, sizeof(name), "%s_kswapd_cpu", o->name);
+	report(on_ms - off_ms <= (int64_t)o->max_diff_ms, name,
+	       "kswapd CPU over %" PRIu64 " s: on %" PRId64 " ms, off %" PRId64
+	       " ms, on - off <= %" PRIu64 " ms; %" PRIu64 " pages still dirty",
+	       o->seconds, on_ms, off_ms, o->max_diff_ms, cs.nr_dirty);
+	unlink(o->path);
+	return nr_failed ? 1 : 0;
+}
+
+/*
+ * Stream FILES once, then read the first MIB of --then PATH (so that the
+ * I/O stops with the count between the limits, where no wake-up comes),
+ * then stop: the count must come down to the low limit
+ * (min_unmapped_pages) + slack within the deadline, with nothing
+ * allocating.
+ */
+static int cmd_trim(const struct extra_opts *o)
+{
+	struct vm_sample s;
+	struct bound b;
+	int report_fd, status;
+	int64_t t0, reached = -1;
+	uint64_t at_stop;
+	pid_t reader;
+	char name[160];
+
+	if (compute_bound(&b) < 0) {
+		report(false, o->name, "bound: %s", strerror(errno));
+		return 1;
+	}
+	reader = start_reader(o->files, o->nr_files, 0, &report_fd);
+	if (reader < 0 || waitpid(reader, &status, 0) != reader ||
+	    !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		report(false, o->name, "the streaming reader failed");
+		return 1;
+	}
+	close(report_fd);
+	if (o->path) {
+		static char buf[READ_CHUNK];
+		uint64_t i;
+		int fd = open(o->path, O_RDONLY | O_CLOEXEC);
+
+		for (i = 0; fd >= 0 && i < o->mib; i++)
+			if (read(fd, buf, sizeof(buf)) <= 0)
+				break;
+		if (fd >= 0)
+			close(fd);
+	}
+	t0 = now_ms();
+	take_sample(&s, t0);
+	at_stop = s.unmapped;
+	while (now_ms() - t0 <= (int64_t)o->within_ms + 2000) {
+		take_sample(&s, t0);
+		if (s.unmapped <= b.target + o->slack) {
+			reached = s.t_ms;
+			break;
+		}
+		usleep(SAMPLE_INTERVAL_MS * 1000);
+	}
+	snprintf(name, sizeof(name), "%s_idle_trim", o->name);
+	report(reached >= 0 && reached <= (int64_t)o->within_ms, name,
+	       "%" PRIu64 " pages when the I/O stopped (wake limit %" PRIu64
+	       "); <= low limit %" PRIu64 " + %" PRIu64 " after %" PRId64
+	       " ms (deadline %" PRIu64 " ms; last %" PRIu64 ")", at_stop, b.trigger,
+	       b.target, o->slack, reached, o->within_ms, s.unmapped);
+	return nr_failed ? 1 : 0;
+}
+
+/*
+ * A mapped file, faulted in once and then left alone while FILES stream
+ * past: with the control it must stay resident; without it (the negative
+ * control) stock reclaim under the stream's pressure takes some of it.
+ */
+static int cmd_mapped(const struct extra_opts *o)
+{
+	struct mapped_file m = { 0 };
+	int report_fd, status;
+	uint64_t before, after;
+	pid_t reader;
+	char name[160];
+
+	if (write_file(o->path, o->mib, false) < 0 || map_file(o->path, &m) < 0) {
+		report(false, o->name, "mapping %s: %s", o->path, strerror(errno));
+		return 1;
+	}
+	touch_mapping(&m);
+	before = resident_pages(&m);
+	reader = start_reader(o->files, o->nr_files, 0, &report_fd);
+	if (reader < 0 || waitpid(reader, &status, 0) != reader ||
+	    !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		report(false, o->name, "the streaming reader failed");
+		return 1;
+	}
+	close(report_fd);
+	after = resident_pages(&m);
+	snprintf(name, sizeof(name), "%s_mapped_%s", o->name,
+		 o->expect_resident ? "kept" : "taken_without_control");
+	if (o->expect_resident)
+		report(before == m.pages && after == m.pages, name,
+		       "%" PRIu64 " -> %" PRIu64 " of %zu pages of the untouched mapping resident",
+		       before, after, m.pages);
+	else
+		report(before == m.pages && after < m.pages, name,
+		       "%" PRIu64 " -> %" PRIu64 " of %zu pages of the untouched mapping resident"
+		       " (stock reclaim takes some)", before, after, m.pages);
+	unmap_file(&m);
+	unlink(o->path);
+	return nr_failed ? 1 : 0;
+}
+
+static int cmd_extra(const char *cmd, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "name", required_argument, NULL, 'n' },
+		{ "hot", required_argument, NULL, 'h' },
+		{ "dirty", required_argument, NULL, 'd' },
+		{ "mmap", required_argument, NULL, 'm' },
+		{ "expect-hit", required_argument, NULL, 'e' },
+		{ "peak-factor", required_argument, NULL, 'p' },
+		{ "seconds", required_argument, NULL, 's' },
+		{ "max-diff-ms", required_argument, NULL, 'D' },
+		{ "within-ms", required_argument, NULL, 'w' },
+		{ "slack", required_argument, NULL, 'S' },
+		{ "expect", required_argument, NULL, 'x' },
+		{ "then", required_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct extra_opts o = {
+		.expect_hit = -1, .seconds = 10, .max_diff_ms = 100,
+		.within_ms = 10000, .slack = 1024, .expect_resident = -1,
+	};
+	int c, bad = 0;
+
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'n': o.name = optarg; break;
+		case 'h': case 'd': case 'm':
+			bad |= parse_path_mib(optarg, &o.path, &o.mib) < 0;
+			break;
+		case 'e': o.expect_hit = atof(optarg); break;
+		case 'p': o.peak_factor = atof(optarg); break;
+		case 's': bad |= parse_u64(optarg, &o.seconds) < 0; break;
+		case 'D': bad |= parse_u64(optarg, &o.max_diff_ms) < 0; break;
+		case 'w': bad |= parse_u64(optarg, &o.within_ms) < 0; break;
+		case 'S': bad |= parse_u64(optarg, &o.slack) < 0; break;
+		case 'x':
+			o.expect_resident = !strcmp(optarg, "resident") ? 1 :
+					    !strcmp(optarg, "evicted") ? 0 : -1;
+			bad |= o.expect_resident < 0;
+			break;
+		default: bad = 1;
+		}
+	}
+	o.files = argv + optind;
+	o.nr_files = argc - optind;
+	if (bad || !o.name || (strcmp(cmd, "trim") && !o.path) || o.nr_files < 1 ||
+	    (!strcmp(cmd, "mapped") && o.expect_resident < 0)) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(cmd, "hotset"))
+		return cmd_hotset(&o);
+	if (!strcmp(cmd, "kswapd-cpu"))
+		return cmd_kswapd_cpu(&o);
+	if (!strcmp(cmd, "trim"))
+		return cmd_trim(&o);
+	return cmd_mapped(&o);
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1120,6 +1523,19 @@ int main(int argc, char **argv)
 		return cmd_sysctl_reject(argv[2], argv[3]);
 	if (argc >= 2 && !strcmp(argv[1], "stream"))
 		return cmd_stream(argc - 1, argv + 1);
+	if (argc == 3 && !strcmp(argv[1], "cached")) {
+		struct upcc_cachestat cs;
+
+		if (file_cachestat(argv[2], &cs) < 0) {
+			perror("ktest cached");
+			return 1;
+		}
+		printf("%" PRIu64 "\n", cs.nr_cache);
+		return 0;
+	}
+	if (argc >= 2 && (!strcmp(argv[1], "hotset") || !strcmp(argv[1], "kswapd-cpu") ||
+			  !strcmp(argv[1], "trim") || !strcmp(argv[1], "mapped")))
+		return cmd_extra(argv[1], argc - 1, argv + 1);
 	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		usage(stdout);
 		return 0;
