@@ -320,7 +320,7 @@ def cmd_plot(results_dir, workload, png):
         "set terminal pngcairo size 1100,640 noenhanced" if has_cairo() else
         "set terminal png size 1100,640 noenhanced",
         f"set output '{png}'",
-        f"set title '{what}, workload {workload.upper()}'",
+        "set title '" + f"{what}, workload {workload.upper()}".replace("'", "''") + "'",
         "set xlabel 'seconds since QEMU start'",
         "set ylabel 'MiB'",
         "set key outside bottom center horizontal maxrows 5",
