@@ -80,8 +80,10 @@ streamed=$(awk '/streamed_bytes/ { print $2 }' "$work/stream.out")
 reclaimed=$(metric upcc_reclaimed_bytes_total)
 check "hot set kept under a stream: hit ratio $hit >= 0.97" \
 	awk -v h="$hit" 'BEGIN { exit !(h >= 0.97) }'
-check "hot set resident after the stream: $hot_kept of $(mib_pages 8) pages" \
-	test "$hot_kept" -eq "$(mib_pages 8)"
+# The machine's own reclaim may take a page or two of it under the load
+# beside the suite (seen: 2047 of 2048); upcd drops whole halves of files.
+check "hot set resident after the stream: $hot_kept of $(mib_pages 8) pages (8 may go to the host's own reclaim)" \
+	test "$hot_kept" -ge "$(( $(mib_pages 8) - 8 ))"
 check "the stream was bounded: reclaimed ${reclaimed:-0} bytes of $streamed streamed (>= 0.5)" \
 	awk -v r="${reclaimed:-0}" -v s="$streamed" 'BEGIN { exit !(r >= 0.5 * s) }'
 check "effective target stayed the target (the hot set fits): $(state_field effective_target_reason)" \
