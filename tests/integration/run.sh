@@ -40,24 +40,7 @@ UPCD_HOOKED=$BUILD/integration/upcd-hooked
 UPCC=$BUILD/upcc
 PROBE=${PROBE:-build/integration/probe}
 INVENTORY_PROBE=${INVENTORY_PROBE:-build/integration/inventory-probe}
-export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99
-export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-PAGE=$(getconf PAGESIZE)
-passed=0
-failed=0
-
-pass() { passed=$((passed + 1)); echo "ok   - $*"; }
-fail() { failed=$((failed + 1)); echo "FAIL - $*"; }
-check() {	# check NAME CONDITION-COMMAND...
-	local name=$1
-	shift
-	if "$@"; then pass "$name"; else fail "$name"; fi
-}
-finish() {
-	echo "$passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
-	exit $?
-}
+. tests/integration/lib.sh
 
 . tests/integration/loopfs.sh
 loopfs_init run

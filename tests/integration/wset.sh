@@ -19,15 +19,7 @@ BUILD=${1:-build}
 UPCD=$BUILD/upcd
 PROBE=${PROBE:-build/integration/probe}
 LOAD=${LOAD:-build/bench/wsetload}
-export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99
-export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-PAGE=$(getconf PAGESIZE)
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "ok   - $*"; }
-fail() { failed=$((failed + 1)); echo "FAIL - $*"; }
-check() { local name=$1; shift; if "$@"; then pass "$name"; else fail "$name"; fi; }
-finish() { echo "$passed passed, $failed failed"; [ "$failed" -eq 0 ]; exit $?; }
+. tests/integration/lib.sh
 
 . tests/integration/loopfs.sh
 loopfs_init wset
