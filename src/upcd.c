@@ -1137,7 +1137,8 @@ int main(int argc, char **argv)
 		return rc;
 	}
 	upcc_compact_probe(&upcd.compact);
-	upcc_log(LOG_INFO, "compaction for free page reporting %s", upcd.compact.why);
+	upcc_log(LOG_INFO, "compaction for free page reporting %s%s", upcd.compact.why,
+		 upcd.compact.enabled && upcd.options.dry_run ? " (but not in a dry run)" : "");
 	upcd.watchdog_usec = upcc_notify_watchdog_usec();
 	signal_fd = block_signals();
 	upcc_pace_set(pace_check, &upcd);
