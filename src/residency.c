@@ -63,7 +63,7 @@ const char *upcc_residency_method_name(enum upcc_residency_method method)
 	return method == UPCC_RESIDENCY_CACHESTAT ? "cachestat" : "mincore";
 }
 
-static uint64_t pages_of(const struct stat *st)
+uint64_t upcc_residency_file_pages(const struct stat *st)
 {
 	uint64_t size = st->st_size > 0 ? (uint64_t)st->st_size : 0;
 
@@ -143,7 +143,7 @@ int upcc_residency_fd(int fd, const struct stat *st, struct upcc_residency *res)
 	memset(res, 0, sizeof(*res));
 	if (!S_ISREG(st->st_mode))
 		return -EINVAL;
-	res->file_pages = pages_of(st);
+	res->file_pages = upcc_residency_file_pages(st);
 	if (upcc_residency_method() == UPCC_RESIDENCY_CACHESTAT)
 		err = residency_cachestat(fd, res);
 	else
@@ -158,7 +158,7 @@ int upcc_residency_fd(int fd, const struct stat *st, struct upcc_residency *res)
 int upcc_residency_range(int fd, const struct stat *st, uint64_t first_page,
 			 uint64_t nr_pages, uint64_t *cached)
 {
-	uint64_t page = (uint64_t)page_bytes(), file_pages = pages_of(st);
+	uint64_t page = (uint64_t)page_bytes(), file_pages = upcc_residency_file_pages(st);
 	struct upcc_cachestat cs;
 	unsigned char *vec;
 	int err;
@@ -195,7 +195,7 @@ int upcc_residency_range(int fd, const struct stat *st, uint64_t first_page,
 
 int upcc_residency_last_cached(int fd, const struct stat *st, uint64_t *end_page)
 {
-	uint64_t lo = 0, hi = pages_of(st), cached;
+	uint64_t lo = 0, hi = upcc_residency_file_pages(st), cached;
 	int err;
 
 	*end_page = 0;
@@ -208,7 +208,7 @@ int upcc_residency_last_cached(int fd, const struct stat *st, uint64_t *end_page
 	while (hi - lo > 1) {
 		uint64_t mid = lo + (hi - lo) / 2;
 
-		err = upcc_residency_range(fd, st, mid, pages_of(st) - mid, &cached);
+		err = upcc_residency_range(fd, st, mid, upcc_residency_file_pages(st) - mid, &cached);
 		if (err)
 			return err;
 		if (cached)

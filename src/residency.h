@@ -37,6 +37,9 @@ struct upcc_residency {
 enum upcc_residency_method upcc_residency_method(void);
 const char *upcc_residency_method_name(enum upcc_residency_method method);
 
+/* The size of the file @st describes, in pages, rounded up. */
+uint64_t upcc_residency_file_pages(const struct stat *st);
+
 /* Measure the whole of the regular file open on @fd (with stat @st).
  * 0 or a negative errno; *res is zeroed on error.
  */
