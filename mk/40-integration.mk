@@ -13,6 +13,11 @@ $(BUILD)/integration/inventory-probe: tests/integration/inventory-probe.c $(BUIL
 	@mkdir -p $(@D)
 	$(CC) $(USR_CFLAGS) -Isrc -o $@ $^
 
+# Runs a program as on a kernel without file handles (seccomp: ENOSYS).
+$(BUILD)/integration/no-fhandle: tests/integration/no-fhandle.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -Wall -Wextra -Werror -O2 -o $@ $<
+
 # The integration suite's upcd (tests/integration/hooked_main.c): upcd's own
 # main, renamed, behind one that takes the mount-table hooks from the
 # environment.  Never installed; the installed upcd reads no test hook.
@@ -37,10 +42,10 @@ $(eval $(call integration_hooked,$(BUILD)/asan,$(USR_ASAN_FLAGS)))
 integration: $(BUILD)/upcd $(BUILD)/upcc $(BUILD)/asan/upcd $(BUILD)/asan/upcc \
 		$(BUILD)/integration/upcd-hooked $(BUILD)/asan/integration/upcd-hooked \
 		$(BUILD)/integration/probe $(BUILD)/integration/inventory-probe \
-		$(BUILD)/bench/wsetload
+		$(BUILD)/bench/wsetload $(BUILD)/integration/no-fhandle
 	PROBE=$(BUILD)/integration/probe INVENTORY_PROBE=$(BUILD)/integration/inventory-probe \
 		tests/integration/run.sh $(BUILD) $(BUILD)/asan
 	PROBE=$(BUILD)/integration/probe LOAD=$(BUILD)/bench/wsetload \
-		tests/integration/wset.sh $(BUILD)
+		NO_FHANDLE=$(BUILD)/integration/no-fhandle tests/integration/wset.sh $(BUILD)
 	PROBE=$(BUILD)/integration/probe LOAD=$(BUILD)/bench/wsetload \
-		tests/integration/wset.sh $(BUILD)/asan
+		NO_FHANDLE=$(BUILD)/integration/no-fhandle tests/integration/wset.sh $(BUILD)/asan

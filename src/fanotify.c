@@ -67,6 +67,34 @@ static bool fanotify_group(struct upcc_inventory *inv, const char *root)
 }
 
 /*
+ * Events name files by handle: without open_by_handle_at() (a kernel built
+ * without CONFIG_FHANDLE, a filesystem that cannot export handles) every
+ * event would be dropped unread, and files opened after the last walk
+ * never learnt.  Such a root is walked instead.
+ */
+static bool handles_open(int dir_fd, int *err)
+{
+	union {
+		struct file_handle fh;
+		char bytes[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+	} handle;
+	int mount_id, fd;
+
+	handle.fh.handle_bytes = MAX_HANDLE_SZ;
+	if (name_to_handle_at(dir_fd, "", &handle.fh, &mount_id, AT_EMPTY_PATH) < 0) {
+		*err = errno;
+		return false;
+	}
+	fd = open_by_handle_at(dir_fd, &handle.fh, O_PATH | O_CLOEXEC);
+	if (fd < 0) {
+		*err = errno;
+		return false;
+	}
+	close(fd);
+	return true;
+}
+
+/*
  * Mark @r's filesystem (once per filesystem).  A filesystem-wide mark
  * reports every close on it; for a path scope tree that is only part of
  * one, opening each reported file just to learn it is elsewhere costs more
@@ -79,6 +107,7 @@ void upcc_fanotify_mark_root(struct upcc_inventory *inv, struct upcc_inventory_r
 {
 	struct statfs sfs;
 	struct stat st;
+	int err;
 
 	r->mount_fd = open(r->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (r->mount_fd < 0 || fstat(r->mount_fd, &st) < 0 || fstatfs(r->mount_fd, &sfs) < 0 ||
@@ -93,6 +122,10 @@ void upcc_fanotify_mark_root(struct upcc_inventory *inv, struct upcc_inventory_r
 	}
 	if (!is_mount_point(r->mount_fd, &st)) {
 		fan_why(inv, r->path, "root is not a mount point", 0);
+		goto fail;
+	}
+	if (!handles_open(r->mount_fd, &err)) {
+		fan_why(inv, r->path, "file handles", err);
 		goto fail;
 	}
 	if (!fanotify_group(inv, r->path))
