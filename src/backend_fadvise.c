@@ -210,6 +210,22 @@ static void evict_in_order(struct upcc_backend *backend, struct upcc_inventory *
 	}
 }
 
+/* Did this round refresh the inventory a moment ago? */
+static bool refreshed_recently(const struct fadvise_state *state, const struct upcc_scope *scope)
+{
+	return state->refreshed_usec && state->refreshed_round == scope->rounds_total &&
+	       upcc_monotonic_usec() - state->refreshed_usec < FADVISE_REFRESH_REUSE_USEC;
+}
+
+static int refresh(struct fadvise_state *state, const struct upcc_scope *scope)
+{
+	int err = upcc_inventory_refresh(&state->inv);
+
+	state->refreshed_usec = err ? 0 : upcc_monotonic_usec();
+	state->refreshed_round = scope->rounds_total;
+	return err;
+}
+
 /*
  * A path scope's sample from the inventory's refresh: the refresh measures
  * every file of the tree, as upcc_path_sample()'s walk would, so the step's
@@ -227,15 +243,12 @@ static int fadvise_sample(struct upcc_backend *backend, struct upcc_scope *scope
 	 * the files (evictions since are in it); what grew since is the
 	 * tick's cheap sample to find.
 	 */
-	if (state->refreshed_usec && state->refreshed_round == scope->rounds_total &&
-	    upcc_monotonic_usec() - state->refreshed_usec < FADVISE_REFRESH_REUSE_USEC) {
+	if (refreshed_recently(state, scope)) {
 		err = upcc_inventory_tick_sample(&state->inv, sample);
 		state->refreshed_by_sample = !err;
 		return err;
 	}
-	err = upcc_inventory_refresh(&state->inv);
-	state->refreshed_usec = err ? 0 : upcc_monotonic_usec();
-	state->refreshed_round = scope->rounds_total;
+	err = refresh(state, scope);
 	/* Even where the sample must come from a walk, the reclaim may use this. */
 	state->refreshed_by_sample = !err;
 	if (err)
@@ -283,8 +296,13 @@ static int fadvise_reclaim(struct upcc_backend *backend, struct upcc_scope *scop
 	(void)upcc_reclaim_begin(backend, nr_pages, result, &start_usec);
 	if (!inv)
 		return -EINVAL;	/* init was not called */
-	if (!state->refreshed_by_sample)
-		err = upcc_inventory_refresh(inv);
+	/* The system and node scopes sample /proc/meminfo between steps: a
+	 * round's later steps work on its first refresh, as a path scope's do
+	 * (each was a walk or a measure of every known file: 18 steps of a
+	 * round were 18 refreshes).
+	 */
+	if (!state->refreshed_by_sample && !refreshed_recently(state, scope))
+		err = refresh(state, scope);
 	state->refreshed_by_sample = false;
 	if (inv->roots_changed[0])
 		upcc_text_append(result->note, sizeof(result->note), "inventory: %s",
