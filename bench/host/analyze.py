@@ -100,6 +100,25 @@ def delta(results, key, a="start", b="end"):
     return None if x is None or y is None else y - x
 
 
+def control_s(results):
+    """the control's own CPU: upcd's compaction (its thread, its stime) apart"""
+    ticks = delta(results, "control_ticks")
+    if ticks is None:
+        return None
+    compact = delta(results, "compact_usec") or 0
+    return max(0.0, ticks / USER_HZ - compact / 1e6)
+
+
+def control_text(sc, figs):
+    if sc in "afg":
+        return "–"
+    text = spread(col(figs, "control_s"), "{:.2f}")
+    compact = [v for v in col(figs, "compact_s") if v is not None]
+    if compact and max(compact) > 0:
+        text += f' + {spread(compact, "{:.2f}")} compaction'
+    return text
+
+
 def psi_avg10(results, label):
     text = results.get(f"{label}_psi_some", "")
     for part in text.split(","):
@@ -152,7 +171,8 @@ def figures(path):
         "unreported": unreported, "file_end": file_end, "mapped": mapped,
         "stream": num(r, "scan_mib_per_s"),
         "kswapd_s": (lambda d: None if d is None else d / USER_HZ)(delta(r, "kswapd_ticks")),
-        "control_s": (lambda d: None if d is None else d / USER_HZ)(delta(r, "control_ticks")),
+        "control_s": control_s(r),
+        "compact_s": (lambda d: None if d is None else d / 1e6)(delta(r, "compact_usec")),
         "refault": delta(r, "workingset_refault_file"),
         "psi": psi_avg10(r, "io_end"),
         "act_io": delta(r, "actions", "start", "io_end"), "act_all": delta(r, "actions"),
@@ -268,7 +288,7 @@ def cmd_table(results_dir, workload):
                fmt(med(col(figs, "file_end"))), fmt(med(col(figs, "back_s")), "{:.1f}"),
                spread(col(figs, "io_s")), spread(col(figs, "stream"), "{:.0f}"),
                spread(col(figs, "kswapd_s"), "{:.2f}"),
-               "–" if sc in "afg" else spread(col(figs, "control_s"), "{:.2f}"),
+               control_text(sc, figs),
                fmt(med(col(figs, "refault"))), fmt(med(col(figs, "psi")), "{:.2f}"),
                acts, mapped_text(figs)]
         if hot:

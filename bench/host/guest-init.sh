@@ -91,6 +91,12 @@ snap() {
 		echo "R $1_kswapd_ticks $(comm_ticks kswapd)"
 		echo "R $1_control_ticks $(control_ticks)"
 		echo "R $1_actions $(actions)"
+		# upcd's compaction runs in its thread, so in its CPU: apart.
+		if [ "$scenario" = d ]; then
+			usec=$(tr ',' '\n' </run/upcc/state.json 2>/dev/null |
+				sed -n 's/^"compaction_cpu_usec_total":\([0-9]*\).*/\1/p' | head -n 1)
+			echo "R $1_compact_usec ${usec:-0}"
+		fi
 		echo "R $1_psi_some $(head -n 1 /proc/pressure/memory 2>/dev/null | tr ' ' ,)"
 	} >$out
 }
