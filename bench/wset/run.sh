@@ -11,7 +11,8 @@
 #      SECONDS_IDLE (30: idle CPU after it), HOT_MIB (24), TARGET (32M),
 #      TRIGGER (64M), EXTRA (more upcd options).
 # Prints per upcd: the hot set's hit ratio (cachestat before each read),
-# upcd's CPU (utime+stime from /proc/PID/stat) under the stream and idle,
+# upcd's CPU (utime+stime from /proc/PID/stat, and sum_exec_runtime from
+# /proc/PID/schedstat in ns: idle is a tick or two) under the stream and idle,
 # CPU seconds per GiB reclaimed, reclaimed/streamed, the peak of the
 # scope's cache over the target, the cache 2 s after the stream.
 # Needs root (loop device, mount).  Touches only what it makes.
@@ -56,6 +57,8 @@ for i in $(seq -w 1 16); do head -c 64M /dev/zero > "$mnt/stream/s$i"; done
 sync
 
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+# The same time in ns (sum_exec_runtime): idle is a tick or two of 10 ms.
+cpu_ns() { awk '{ print $1 }' "/proc/$1/schedstat"; }
 metric() { awk -v m="$1" '$1 ~ "^"m"{" { print $2 }' "$work/m.prom" 2>/dev/null | head -n 1; }
 
 for upcd in "$@"; do
@@ -68,6 +71,7 @@ for upcd in "$@"; do
 	pids+=("$upid")
 	sleep 2
 	c0=$(cpu_ticks "$upid")
+	n0=$(cpu_ns "$upid")
 	r0=$(metric upcc_reclaimed_bytes_total); r0=${r0:-0}
 	"$LOAD" monitor "$mnt" "$((RUN + 2))" "$TARGET_MIB" > "$work/monitor.out" &
 	mon=$!
@@ -76,12 +80,15 @@ for upcd in "$@"; do
 	"$LOAD" stream "$mnt/stream" "$RUN" 64 > "$work/stream.out"
 	wait "$hotp"
 	c1=$(cpu_ticks "$upid")
+	n1=$(cpu_ns "$upid")
 	wait "$mon"
 	r1=$(metric upcc_reclaimed_bytes_total); r1=${r1:-0}
 	sleep 1
 	c2=$(cpu_ticks "$upid")
+	n2=$(cpu_ns "$upid")
 	sleep "$IDLE"
 	c3=$(cpu_ticks "$upid")
+	n3=$(cpu_ns "$upid")
 	kill "$upid"; wait "$upid" || true
 	streamed=$(awk '/streamed_bytes/ { print $2 }' "$work/stream.out")
 	hit=$(awk '/hit_ratio/ { print $2 }' "$work/hot.out")
@@ -89,14 +96,14 @@ for upcd in "$@"; do
 	after=$(awk '/cached_end_mib/ { print $2 }' "$work/monitor.out")
 	eff=$(grep -o '"effective_target_bytes":[0-9]*,"effective_target_reason":"[^"]*"' \
 		"$work/state.json" 2>/dev/null | head -n 1 || true)
-	awk -v name="$upcd" -v hit="$hit" -v c0="$c0" -v c1="$c1" -v c2="$c2" -v c3="$c3" \
+	awk -v name="$upcd" -v hit="$hit" -v c0="$c0" -v c1="$c1" -v c2="$c2" -v c3="$c3" -v n0="$n0" -v n1="$n1" -v n2="$n2" -v n3="$n3" \
 	    -v hz="$HZ" -v run="$RUN" -v idle="$IDLE" -v r="$((r1 - r0))" -v s="$streamed" \
 	    -v peak="$peak" -v after="$after" -v eff="${eff:-none}" 'BEGIN {
 		cpu = (c1 - c0) / hz; gib = r / 2^30
 		printf "%s:\n", name
 		printf "  hot set hit ratio         %.4f\n", hit
-		printf "  upcd CPU under the stream %.2f%% of a core (%.2f s over %d s)\n", 100 * cpu / run, cpu, run
-		printf "  upcd CPU idle             %.3f%% of a core (over %d s)\n", 100 * (c3 - c2) / hz / idle, idle
+		printf "  upcd CPU under the stream %.2f%% of a core (%.2f s over %d s; %.3f%% by schedstat)\n", 100 * cpu / run, cpu, run, 100 * (n1 - n0) / 1e9 / run
+		printf "  upcd CPU idle             %.3f%% of a core (over %d s; %.4f%% by schedstat)\n", 100 * (c3 - c2) / hz / idle, idle, 100 * (n3 - n2) / 1e9 / idle
 		printf "  CPU per GiB reclaimed     %.3f s\n", (gib > 0 ? cpu / gib : 0)
 		printf "  reclaimed / streamed      %.3f (%.2f GiB / %.2f GiB)\n", (s > 0 ? r / s : 0), gib, s / 2^30
 		printf "  peak over target          %.1f MiB\n", peak
