@@ -356,6 +356,8 @@ static int note_entry(struct upcc_inventory *inv, dev_t dev, ino_t ino, const ch
 	e->atime_sec = atime_sec;
 	e->mapped = mapped;
 	e->seen_scan = inv->scan;
+	e->measured_scan = inv->scan;
+	e->dirty = res->dirty_pages || res->writeback_pages;
 	if (keep_empty)
 		e->opened_scan = inv->scan;
 	return 0;
@@ -551,6 +553,47 @@ static int refresh_one(void *ctx, int fd, const struct stat *st, const char *pat
 	return err == -ENOMEM ? 1 : 0;
 }
 
+/*
+ * Can @e have gained cache since it was measured?  Only by a reader, which
+ * an open event or its growth at the last refresh shows (e->active), or
+ * by growing in size; a file already wholly cached not even then.  One
+ * stat answers, where a measure is two opens, a cachestat and two closes.
+ * What it may have lost since (the kernel's own reclaim) is corrected by
+ * a measure at least every UPCC_INVENTORY_REMEASURE_SCANS refreshes, and
+ * by any eviction of it.  A dropped file watched for refaults, and one
+ * with dirty pages (writeback changes them), are always measured.
+ */
+static bool unchanged_since_measured(const struct upcc_inventory *inv,
+				     const struct upcc_inventory_entry *e)
+{
+	struct stat st;
+
+	if (e->drop_end_page || e->dirty ||
+	    inv->scan - e->measured_scan >= UPCC_INVENTORY_REMEASURE_SCANS ||
+	    (e->active && e->cached_pages < e->file_pages) ||
+	    fstatat(AT_FDCWD, e->path, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return false;
+	return S_ISREG(st.st_mode) && st.st_dev == e->dev && st.st_ino == e->ino &&
+	       upcc_residency_file_pages(&st) == e->file_pages;
+}
+
+/* Count @e as last measured, as measure_and_note() would a file found unchanged. */
+static void note_unchanged(struct upcc_inventory *inv, struct upcc_inventory_entry *e)
+{
+	struct upcc_residency res = { .cached_pages = e->cached_pages,
+				      .file_pages = e->file_pages };
+
+	e->mapped = upcc_mapped_set_has(&inv->mapped, e->dev, e->ino);
+	add_totals(&inv->last, &res, e->mapped);
+	update_coldness(e, &res, e->atime_sec);
+	e->seen_scan = inv->scan;
+	e->active = false;
+	if (upcc_inventory_entry_hot(e, upcc_monotonic_usec())) {
+		inv->last.hot_pages += e->cached_pages;
+		inv->last.hot_files++;
+	}
+}
+
 /* Re-measure the files the table knows that this refresh has not seen. */
 static int remeasure_known(struct upcc_inventory *inv)
 {
@@ -563,6 +606,10 @@ static int remeasure_known(struct upcc_inventory *inv)
 			continue;
 		if (upcc_pace_stop())
 			return -EINTR;
+		if (unchanged_since_measured(inv, e)) {
+			note_unchanged(inv, e);
+			continue;
+		}
 		expect.st_dev = e->dev;
 		expect.st_ino = e->ino;
 		fd = upcc_open_regular(AT_FDCWD, e->path, &expect, &st);

@@ -40,6 +40,8 @@ struct upcc_inventory_entry {
 	int64_t atime_sec;
 	uint32_t idle_scans;		/* coldness: refreshes without use */
 	uint32_t seen_scan;		/* refresh number that last saw it */
+	uint32_t measured_scan;		/* ... and that last measured it */
+	bool dirty;			/* dirty or under writeback then */
 	bool mapped;
 	char *path;			/* as the walk reached it */
 	/* Working set: what upcd last dropped of it, watched for refaults. */
@@ -58,6 +60,10 @@ struct upcc_inventory_entry {
  * quarter of whose dropped pages came back in them is hot: never evicted
  * for UPCC_INVENTORY_HOT_USEC after its last refault or use.
  */
+/* A refresh counts a file nothing can have grown as last measured
+ * (remeasure_known), for at most this many refreshes.
+ */
+#define UPCC_INVENTORY_REMEASURE_SCANS	8u
 #define UPCC_INVENTORY_DROP_WATCH_SCANS	8u
 #define UPCC_INVENTORY_DROP_WATCH_USEC	(10ull * 1000 * 1000)	/* and at most this long */
 /* A file still being read is dropped only below half of where its cache

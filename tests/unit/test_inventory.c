@@ -688,6 +688,51 @@ static void test_tick_measures_only_what_can_grow(void **state)
 	upcc_inventory_fini(&inv);
 }
 
+/*
+ * Issue 10, cost: with fanotify, a refresh counts a file nothing opened
+ * and that was not growing as it was last measured (one stat), and
+ * measures it again at least every 8u
+ * refreshes; a file that grew in size is measured at once.
+ */
+static void test_refresh_skips_unchanged(void **state)
+{
+	char a[PATH_MAX + 96], b[PATH_MAX + 96];
+	const char *dir = make_sub("unchanged");
+	struct upcc_inventory inv;
+	unsigned int scans;
+	int pipe_fds[2];
+
+	(void)state;
+	snprintf(a, sizeof(a), "%s/a", dir);
+	snprintf(b, sizeof(b), "%s/b", dir);
+	assert_int_equal(ua_cached_file(a, 4, 1), 0);
+	assert_int_equal(ua_cached_file(b, 8, 1), 0);
+	assert_int_equal(upcc_inventory_init(&inv, dir, false, 0), 0);
+	assert_int_equal(pipe2(pipe_fds, O_NONBLOCK | O_CLOEXEC), 0);
+	inv.fan.fd = pipe_fds[0];	/* watched, and no event comes */
+	upcc_hooks.cachestat = fake_all_cached;
+	assert_int_equal(upcc_inventory_refresh(&inv), 0);	/* the first walk */
+	assert_int_equal(inv.last.cached_pages, 4 + 8);
+	fake_cachestat_calls = 0;
+	for (scans = 1; scans < UPCC_INVENTORY_REMEASURE_SCANS; scans++)
+		assert_int_equal(upcc_inventory_refresh(&inv), 0);
+	assert_int_equal(fake_cachestat_calls, 0);
+	assert_int_equal(inv.last.cached_pages, 4 + 8);
+	assert_int_equal(inv.count, 2);
+	/* The bound: measured again, both. */
+	assert_int_equal(upcc_inventory_refresh(&inv), 0);
+	assert_int_equal(fake_cachestat_calls, 2);
+	/* Grown: measured at the next refresh. */
+	assert_int_equal(ua_cached_file(b, 9, 1), 0);
+	fake_cachestat_calls = 0;
+	assert_int_equal(upcc_inventory_refresh(&inv), 0);
+	assert_int_equal(fake_cachestat_calls, 1);
+	assert_int_equal(inv.last.cached_pages, 4 + 9);
+	upcc_hooks.cachestat = NULL;
+	close(pipe_fds[1]);
+	upcc_inventory_fini(&inv);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -706,6 +751,7 @@ int main(void)
 		cmocka_unit_test(test_overflowed_table_samples_from_one_walk),
 		cmocka_unit_test(test_refresh_interrupted),
 		cmocka_unit_test(test_tick_measures_only_what_can_grow),
+		cmocka_unit_test(test_refresh_skips_unchanged),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
