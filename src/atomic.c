@@ -45,10 +45,12 @@ int upcc_atomic_write(const char *path, const char *data, size_t len)
 		return -errno;
 	/* mkostemp makes it 0600; the report files are for every reader. */
 	err = fchmod(fd, 0644) ? -errno : 0;
+	/* No fsync: the files are rewritten every round and after a crash at
+	 * the first one, readers refuse a truncated state file, and an fsync
+	 * on a busy disk held the loop (and the watchdog's ping) for 300 ms.
+	 */
 	if (!err)
 		err = write_all(fd, data, len);
-	if (!err && fsync(fd))
-		err = -errno;
 	if (close(fd) && !err)
 		err = -errno;
 	if (!err && rename(temp, path))

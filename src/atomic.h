@@ -11,7 +11,8 @@
 
 /*
  * Write @data to @path so that a reader sees the old file or the whole new
- * one, never a part: a temporary file in the same directory, fsync, rename.
+ * one, never a part: a temporary file in the same directory, then rename.
+ * Not fsynced: the report files are rewritten every round (atomic.c).
  */
 int upcc_atomic_write(const char *path, const char *data, size_t len);
 

@@ -806,7 +806,7 @@ static void daemon_tick(struct upcd *upcd)
 		compact_after_round(upcd, freed_pages);
 	/* After a round; between rounds only the effective target moves (it
 	 * decays on ticks alone): at most once an interval when it did, else
-	 * once a minute.  An idle daemon writes (and fsyncs) next to nothing.
+	 * once a minute.  An idle daemon writes next to nothing.
 	 */
 	uint64_t now = upcc_monotonic_usec(), since = now - upcd->last_report_usec, aim = 0;
 

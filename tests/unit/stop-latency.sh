@@ -88,8 +88,8 @@ steps=$(grep -c 'reclaimed' "$tmp/watchdog.err")
 echo "watchdog: $pings pings, largest gap ${max_gap_ms} ms (WatchdogSec/2 = $((watchdog_usec / 2000)) ms), $steps steps logged"
 check "READY=1 before the first round ends" grep -q 'READY=1' "$tmp/notify.log"
 check "at least 16 pings in 4 s" test "$pings" -ge 16
-# WatchdogSec/2 plus 150 ms of slack (scheduling on two shared cores, the
-# state file's fsync after a round).
+# WatchdogSec/2 plus 150 ms of slack (scheduling of upcd and of the
+# listener's timestamps on two shared cores).
 check "largest gap between pings <= WatchdogSec/2 + 150 ms (${max_gap_ms} ms)" \
 	test "$max_gap_ms" -le $((watchdog_usec / 2000 + 150))
 
