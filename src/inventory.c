@@ -553,6 +553,17 @@ static int refresh_one(void *ctx, int fd, const struct stat *st, const char *pat
 	return err == -ENOMEM ? 1 : 0;
 }
 
+/* Is @e's path still the same regular file, of the size it was measured at? */
+static bool same_size_as_measured(const struct upcc_inventory_entry *e)
+{
+	struct stat st;
+
+	if (fstatat(AT_FDCWD, e->path, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return false;
+	return S_ISREG(st.st_mode) && st.st_dev == e->dev && st.st_ino == e->ino &&
+	       upcc_residency_file_pages(&st) == e->file_pages;
+}
+
 /*
  * Can @e have gained cache since it was measured?  Only by a reader, which
  * an open event or its growth at the last refresh shows (e->active), or
@@ -566,15 +577,11 @@ static int refresh_one(void *ctx, int fd, const struct stat *st, const char *pat
 static bool unchanged_since_measured(const struct upcc_inventory *inv,
 				     const struct upcc_inventory_entry *e)
 {
-	struct stat st;
-
 	if (e->drop_end_page || e->dirty ||
 	    inv->scan - e->measured_scan >= UPCC_INVENTORY_REMEASURE_SCANS ||
-	    (e->active && e->cached_pages < e->file_pages) ||
-	    fstatat(AT_FDCWD, e->path, &st, AT_SYMLINK_NOFOLLOW) < 0)
+	    (e->active && e->cached_pages < e->file_pages))
 		return false;
-	return S_ISREG(st.st_mode) && st.st_dev == e->dev && st.st_ino == e->ino &&
-	       upcc_residency_file_pages(&st) == e->file_pages;
+	return same_size_as_measured(e);
 }
 
 /* Count @e as last measured, as measure_and_note() would a file found unchanged. */
@@ -885,13 +892,7 @@ int upcc_path_sample(struct upcc_scope *scope, struct upcc_sample *sample)
  */
 static bool tick_still_full(const struct upcc_inventory_entry *e)
 {
-	struct stat st;
-
-	if (!e->file_pages || e->cached_pages < e->file_pages ||
-	    fstatat(AT_FDCWD, e->path, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return false;
-	return S_ISREG(st.st_mode) && st.st_dev == e->dev && st.st_ino == e->ino &&
-	       upcc_residency_file_pages(&st) == e->file_pages;
+	return e->file_pages && e->cached_pages >= e->file_pages && same_size_as_measured(e);
 }
 
 int upcc_inventory_tick_sample(struct upcc_inventory *inv, struct upcc_sample *sample)
