@@ -27,6 +27,9 @@
 # told two sockets of one core (SeaBIOS's MP table lists one CPU per
 # socket) and the TSC rate comes from the host (hostsample --tsc-khz).
 #
+# QEMU_TCG_THREAD=single runs both vCPUs in one host thread (round-robin)
+# instead: for telling a TCG cross-modifying-code problem from a kernel one.
+#
 # Inside the guest SCRIPT runs as root under busybox sh with ARGS, after
 # proc, sysfs, devtmpfs, and tmpfs on /tmp and /run are mounted; the working
 # directory is /tmp.  Its stdout and stderr go out on ttyS1 and are copied
@@ -126,10 +129,10 @@ initrd=$rundir/initrd.cpio.gz
 (cd "$root" && find . | cpio -o -H newc --quiet --owner=0:0 | gzip -1) >"$initrd"
 
 args=(
-	-accel tcg,thread=multi,tb-size=64 -machine pc -cpu max
+	-accel "tcg,thread=${QEMU_TCG_THREAD:-multi},tb-size=64" -machine pc -cpu max
 	-smp 2,sockets=2,cores=1,threads=1 -m "${mem}M"
 	-kernel "$kernel" -initrd "$initrd"
-	-append "console=ttyS0 tsc_early_khz=$("$hostsample" --tsc-khz) tsc=reliable $append"
+	-append "console=ttyS0 panic=-1 tsc_early_khz=$("$hostsample" --tsc-khz) tsc=reliable $append"
 	-display none -monitor none -no-reboot
 	-serial "file:$log" -serial "file:$rundir/out" -serial "file:$rundir/end"
 )

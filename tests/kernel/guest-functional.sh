@@ -200,7 +200,7 @@ if [ "$mode" = on ]; then
 	fi
 
 	# on -> off -> on while the stream runs.
-	stream on_toggle --toggle --all
+	stream on_toggle --all --toggle
 
 	concurrency_cases y
 	[ "$set" = full ] && concurrency_cases n
@@ -276,7 +276,7 @@ if [ "$mode" = off ]; then
 	fi
 
 	# Runtime enable without the boot parameter: off -> on -> off.
-	stream off_toggle --toggle --all
+	stream off_toggle --all --toggle
 
 	# The concurrency cases switch the control on themselves (and back
 	# off): on this boot the static key is flipped with both CPUs busy.

@@ -76,8 +76,12 @@ done
 suffix=
 [ "$debug" = 1 ] && suffix=-debug
 # The SMP debug boots run the reduced set (guest-functional.sh, KTEST_SET).
+# Their bound and toggle deadlines are reported, not checked
+# (KTEST_TIMING=info, ktest.c): under TCG the KASAN + lockdep guest reads
+# at ~12 MiB/s and one kswapd pass can outlast the 1 s deadlines (README).
 set=full
-[ "$smp" = 1 ] && [ "$debug" = 1 ] && set=reduced
+timing=check
+[ "$smp" = 1 ] && [ "$debug" = 1 ] && set=reduced && timing=info
 [ "$debug" = 1 ] && KSWAPD_MAX_DIFF_MS=1000
 if [ -z "$kernel" ]; then
 	kernel=$repo/build/kernel/uml$suffix/linux
@@ -152,7 +156,7 @@ boot() {
 		"$repo/tests/guest/qemu-run.sh" --kernel "$kernel" --mem 256 \
 			--file "$ktest" --disk-cow "$image" --append "$append" --timeout 900 \
 			--env KTEST_DISK=/dev/vda --env KTEST_SMP=1 --env KTEST_STREAMS=1 \
-			--env KTEST_SET="$set" \
+			--env KTEST_SET="$set" --env KTEST_TIMING="$timing" \
 			--log "$results/$mode-console.log" --dmesg "$results/$mode-dmesg.log" \
 			"${keep[@]}" -- "$here/guest-functional.sh" "$mode" "$SLACK_PAGES" /tmp \
 			"$KSWAPD_MAX_DIFF_MS" |
