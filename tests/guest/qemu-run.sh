@@ -128,6 +128,7 @@ chmod 0755 "$root/init"
 initrd=$rundir/initrd.cpio.gz
 (cd "$root" && find . | cpio -o -H newc --quiet --owner=0:0 | gzip -1) >"$initrd"
 
+# shellcheck disable=SC2054 # commas inside QEMU option values
 args=(
 	-accel "tcg,thread=${QEMU_TCG_THREAD:-multi},tb-size=64" -machine pc -cpu max
 	-smp 2,sockets=2,cores=1,threads=1 -m "${mem}M"
