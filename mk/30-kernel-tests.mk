@@ -8,8 +8,17 @@
 KTEST := $(BUILD)/tests/kernel/ktest
 KTEST_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -Isrc
 
-CHECK_SUITES += kernel-functional kernel-functional-debug
-.PHONY: kernel-functional kernel-functional-debug
+# The SMP suite boots the x86_64 kernel in QEMU (2 vCPUs, multi-threaded
+# TCG) and runs the same cases plus the concurrency ones; its debug twin
+# runs the reduced set on the DEBUG_VM/PROVE_LOCKING/KASAN build.
+# kernel-cost is the series' cost runs (docs/kernel.md "Cost"), not a check.
+CHECK_SUITES += kernel-functional kernel-functional-debug kernel-functional-smp
+.PHONY: kernel-functional kernel-functional-debug kernel-functional-smp \
+	kernel-functional-smp-debug kernel-cost
+
+# hostsample --tsc-khz gives the QEMU guest its TSC rate (mk/50-bench-host.mk
+# builds it; named by path because that fragment is read after this one).
+KTEST_HOSTSAMPLE := $(BUILD)/bench-host/hostsample
 
 # Static: the guest root is busybox and nothing else.  policy.c supplies
 # the bound the kernel is checked against.
@@ -23,7 +32,17 @@ kernel-functional: kernel $(KTEST)
 kernel-functional-debug: kernel-debug $(KTEST)
 	tests/kernel/run-functional.sh --debug
 
+kernel-functional-smp: kernel-x86_64 $(KTEST) $(KTEST_HOSTSAMPLE)
+	tests/kernel/run-functional.sh --smp
+
+kernel-functional-smp-debug: kernel-x86_64-debug $(KTEST) $(KTEST_HOSTSAMPLE)
+	tests/kernel/run-functional.sh --smp --debug
+
+kernel-cost: kernel-x86_64 $(KTEST) $(KTEST_HOSTSAMPLE)
+	tests/kernel/run-cost.sh
+
 # `make kernel-check` (README) also takes mk/20-kernel.mk's KUnit suite;
 # a rule without a recipe merges with any other fragment's prerequisites.
 .PHONY: kernel-check
-kernel-check: kernel-functional kernel-functional-debug
+kernel-check: kernel-functional kernel-functional-debug kernel-functional-smp \
+	kernel-functional-smp-debug

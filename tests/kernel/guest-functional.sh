@@ -11,6 +11,15 @@
 # 256 MiB each, 1 GiB in all: four times the guest's 256 MiB of RAM.
 # Every check prints "PASS name: ..." or "FAIL name: ..."; the last line is
 # "CHECKS-DONE" so the host knows the script was not cut short.
+#
+# The SMP suite (run-functional.sh --smp) runs this in the x86_64 QEMU guest
+# and says so through the environment:
+#   KTEST_DISK=/dev/vda   the data disk [/dev/ubda]
+#   KTEST_STREAMS=N       stream only the first N files (N x 256 MiB) [all]
+#   KTEST_SMP=1           the guest must have 2 CPUs (nproc), the kernel is
+#                         NUMA (x86_64.config), and the concurrency cases run
+#   KTEST_SET=reduced     the debug set: MGLRU only, the bound, counters,
+#                         toggle and concurrency cases [full]
 mode=$1
 slack=$2
 results=${3:-/tmp}
@@ -19,6 +28,9 @@ results=${3:-/tmp}
 kswapd_max_diff_ms=${4:-100}
 vm=/proc/sys/vm
 failed=0
+disk=${KTEST_DISK:-/dev/ubda}
+smp=${KTEST_SMP:-0}
+set=${KTEST_SET:-full}
 
 pass() { echo "PASS $*"; }
 fail() { echo "FAIL $*"; failed=1; }
@@ -48,12 +60,15 @@ fresh_cache() {
 	echo 3 >$vm/drop_caches
 }
 
+# stream NAME [--all] KTEST-OPTIONS...: --all streams all_files.
 stream() {
 	name=$1
 	shift
+	these=$files
+	[ "${1:-}" = --all ] && { these=$all_files; shift; }
 	fresh_cache
 	run_ktest stream --name "$name" --slack "$slack" \
-		--trace "$results/$mode-$name.csv" "$@" $files
+		--trace "$results/$mode-$name.csv" "$@" $these
 }
 
 # Run a command inside cgroup $1 (page cache it brings in is charged there).
@@ -91,19 +106,44 @@ memcg_case() {
 	rm -f /data/prot.bin /data/open.bin
 }
 
+# SMP: two readers pinned to CPU 0 and 1 stream while a third process
+# writes the sysctls every 20 ms for 6 s; then 3 s with the control on and
+# the ratio back, in which the bound must hold again (ktest concurrent).
+concurrency_cases() {
+	[ "$smp" = 1 ] || return 0
+	set_lru_gen "$1" || return 0
+	fresh_cache
+	run_ktest concurrent --name ${mode}_smp_flip_ratio_lru_gen_$1 --flip ratio \
+		--seconds 6 --flip-ms 20 --slack "$slack" $all_files
+	fresh_cache
+	run_ktest concurrent --name ${mode}_smp_flip_control_lru_gen_$1 --flip control \
+		--seconds 6 --flip-ms 20 --slack "$slack" $all_files
+}
+
 case "$mode" in
 on|off) ;;
 *) fail "usage: guest-functional.sh on|off SLACK [RESULTS]"; echo CHECKS-DONE; exit 2 ;;
 esac
 
 mkdir -p /data
-if ! mount -t ext4 -o noatime /dev/ubda /data; then
-	fail "${mode}_data_disk: cannot mount /dev/ubda"
+if ! mount -t ext4 -o noatime $disk /data; then
+	fail "${mode}_data_disk: cannot mount $disk"
 	echo CHECKS-DONE
 	exit 1
 fi
+# files: what one-pass streams read (KTEST_STREAMS of them); all_files:
+# what the timed streams (toggle, concurrency) loop over.  A timed stream
+# over one 256 MiB file re-reads each page after ~1 x RAM, which the
+# series counts as refaults (boosting its low limit) and its stall backoff
+# may follow: over all four (1 GiB) a re-read comes 4 x RAM later, as in
+# UML.
 files=
+all_files=
+n=0
 for f in /data/stream/*; do
+	n=$((n + 1))
+	all_files="$all_files $f"
+	[ -n "${KTEST_STREAMS:-}" ] && [ $n -gt "$KTEST_STREAMS" ] && continue
 	files="$files $f"
 done
 
@@ -118,8 +158,18 @@ echo 50 >$vm/dirty_background_ratio
 # misspelt config symbol and lost it).  Rewriting it makes the kernel
 # recompute min_unmapped_pages from today's managed pages, which is what
 # ktest computes the bound from.
-check "${mode}_non_numa_kernel" "no $vm/zone_reclaim_mode (CONFIG_NUMA off)" \
-	test ! -e $vm/zone_reclaim_mode
+if [ "$smp" = 1 ]; then
+	# Two CPUs, or the concurrency cases prove nothing (a tinyconfig guest
+	# given -smp 2 without sockets=2 boots with one).
+	check "${mode}_two_cpus" "nproc = $(nproc) (want 2)" test "$(nproc)" = 2
+	# x86_64.config is NUMA: the per-node path runs, and the stock
+	# sysctl beside it is there.
+	check "${mode}_numa_kernel" "$vm/zone_reclaim_mode present (CONFIG_NUMA on)" \
+		test -e $vm/zone_reclaim_mode
+else
+	check "${mode}_non_numa_kernel" "no $vm/zone_reclaim_mode (CONFIG_NUMA off)" \
+		test ! -e $vm/zone_reclaim_mode
+fi
 check "${mode}_min_unmapped_ratio_present" "$vm/min_unmapped_ratio = $(cat $vm/min_unmapped_ratio 2>&1)" \
 	test -f $vm/min_unmapped_ratio
 echo 1 >$vm/min_unmapped_ratio
@@ -142,14 +192,21 @@ if [ "$mode" = on ]; then
 	set_lru_gen y
 	stream on_lru_gen --expect bounded --counters rise \
 		--mmap /data/mapped:16 --dirty /data/dirty:8
-	set_lru_gen n
-	stream on_classic_lru --expect bounded --counters rise \
-		--mmap /data/mapped2:16 --dirty /data/dirty2:8
-	set_lru_gen y
+	if [ "$set" = full ]; then
+		set_lru_gen n
+		stream on_classic_lru --expect bounded --counters rise \
+			--mmap /data/mapped2:16 --dirty /data/dirty2:8
+		set_lru_gen y
+	fi
 
 	# on -> off -> on while the stream runs.
-	stream on_toggle --toggle
+	stream on_toggle --all --toggle
 
+	concurrency_cases y
+	[ "$set" = full ] && concurrency_cases n
+	set_lru_gen y
+fi
+if [ "$mode" = on ] && [ "$set" = full ]; then
 	# At ratio 2 the bound doubles: the peak must pass the ratio-1 bound
 	# and still stay under its own.
 	echo 2 >$vm/min_unmapped_ratio
@@ -204,20 +261,30 @@ if [ "$mode" = on ]; then
 			--expect resident /data/stream/0 /data/stream/1
 	done
 	set_lru_gen y
-else
+fi
+if [ "$mode" = off ]; then
 	check off_no_boot_param "no unmapped_page_control on the command line -> sysctl 0" \
 		test "$(cat $vm/unmapped_page_control)" = 0
 	echo 0 >$vm/unmapped_page_control
 
 	set_lru_gen y
 	stream off_lru_gen --expect unbounded --counters flat
-	set_lru_gen n
-	stream off_classic_lru --expect unbounded --counters flat
-	set_lru_gen y
+	if [ "$set" = full ]; then
+		set_lru_gen n
+		stream off_classic_lru --expect unbounded --counters flat
+		set_lru_gen y
+	fi
 
 	# Runtime enable without the boot parameter: off -> on -> off.
-	stream off_toggle --toggle
+	stream off_toggle --all --toggle
 
+	# The concurrency cases switch the control on themselves (and back
+	# off): on this boot the static key is flipped with both CPUs busy.
+	concurrency_cases y
+	[ "$set" = full ] && concurrency_cases n
+	set_lru_gen y
+fi
+if [ "$mode" = off ] && [ "$set" = full ]; then
 	# The comparison for the hot set cases: the same run without the
 	# control (reported, not checked).
 	for lru in y n; do
