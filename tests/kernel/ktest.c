@@ -561,9 +561,24 @@ static uint64_t resident_pages(const struct mapped_file *m)
  * deadline_ms is 0).  Its only memory is one chunk, so all it adds to the
  * node is unmapped page cache.  Reports the bytes read through the pipe.
  */
+static void sleep_until_ms(int64_t when_ms)
+{
+	struct timespec ts = {
+		.tv_sec = when_ms / 1000,
+		.tv_nsec = (when_ms % 1000) * 1000000,
+	};
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+/* MiB/s for the streaming reader; 0 = as fast as it goes (hotset --rate) */
+static uint64_t reader_rate_mib;
+
 static void reader_main(char **files, int nr_files, int64_t deadline_ms, int report_fd)
 {
 	char *buf = malloc(READ_CHUNK);
+	int64_t start = now_ms();
 	uint64_t total = 0;
 	ssize_t n;
 	int i, fd;
@@ -577,6 +592,9 @@ static void reader_main(char **files, int nr_files, int64_t deadline_ms, int rep
 				_exit(1);
 			while ((n = read(fd, buf, READ_CHUNK)) > 0) {
 				total += (uint64_t)n;
+				if (reader_rate_mib)
+					sleep_until_ms(start + (int64_t)(total * 1000 /
+							(reader_rate_mib << 20)));
 				if (deadline_ms && now_ms() >= deadline_ms)
 					break;
 			}
@@ -608,17 +626,6 @@ static pid_t start_reader(char **files, int nr_files, int64_t deadline_ms, int *
 	close(fds[1]);
 	*report_fd = fds[0];
 	return pid;
-}
-
-static void sleep_until_ms(int64_t when_ms)
-{
-	struct timespec ts = {
-		.tv_sec = when_ms / 1000,
-		.tv_nsec = (when_ms % 1000) * 1000000,
-	};
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
 }
 
 static uint64_t counter_sum(const struct vm_sample *s)
@@ -1105,7 +1112,8 @@ static void usage(FILE *out)
 		"                    [--dirty PATH:MIB] [--toggle] [--peak-above-ratio R]\n"
 		"                    [--interval-ms MS] [--trace CSV] FILE...\n"
 		"       ktest hotset --name NAME --hot PATH:MIB [--seconds S] [--expect-hit R]\n"
-		"                    [--peak-factor F] FILE...\n"
+		"                    [--peak-factor F] [--warm N] [--decay-ms MS]\n"
+		"                    [--rate MIB_S] FILE...\n"
 		"       ktest kswapd-cpu --name NAME --dirty PATH:MIB [--seconds S] [--max-diff-ms MS]\n"
 		"                    FILE\n"
 		"       ktest trim --name NAME [--then PATH:MIB] [--within-ms MS] [--slack PAGES]\n"
@@ -1231,6 +1239,10 @@ struct extra_opts {
 	uint64_t within_ms;
 	uint64_t slack;
 	int expect_resident;		/* 1 resident, 0 evicted, -1 unset */
+	uint64_t warm;			/* hotset: reads before the stream */
+	uint64_t decay_ms;		/* hotset: 0, or the count must come back
+					 * under the wake limit within this
+					 * long after the re-reads stop */
 	char **files;
 	int nr_files;
 };
@@ -1242,9 +1254,63 @@ struct extra_opts {
  * the hit ratio is cached / size summed over the re-reads.  The peak of
  * the kernel's count is sampled every 100 ms.
  */
+/* The workingset and control counters the hotset case reports. */
+static const char *const hot_counter_names[] = {
+	"workingset_refault_file", "workingset_activate_file",
+	"pgsteal_unmapped", "kswapd_unmapped_wake",
+};
+#define NR_HOT_COUNTERS (sizeof(hot_counter_names) / sizeof(hot_counter_names[0]))
+
+static void vm_counters(uint64_t *v)
+{
+	static char text[32768];
+	size_t i;
+
+	if (read_text("/proc/vmstat", text, sizeof(text)) < 0)
+		text[0] = '\0';
+	for (i = 0; i < NR_HOT_COUNTERS; i++)
+		if (!vmstat_value(text, hot_counter_names[i], &v[i]))
+			v[i] = 0;
+}
+
+/* The control's wake limit in force (/proc/zoneinfo, refault raise included) */
+static bool wake_limit_now(uint64_t *pages)
+{
+	static char text[65536];
+	const char *p;
+
+	if (read_text("/proc/zoneinfo", text, sizeof(text)) < 0)
+		return false;
+	p = strstr(text, "unmapped_wake_limit ");
+	return p && sscanf(p, "unmapped_wake_limit %" SCNu64, pages) == 1;
+}
+
+/*
+ * After the re-reads stop: how long until the raised wake limit is back to
+ * the configured one?  -1 if not within @within_ms.
+ */
+static int64_t wait_limit_back(const struct bound *b, uint64_t within_ms,
+			       uint64_t *last)
+{
+	int64_t t0 = now_ms(), t;
+
+	for (;;) {
+		t = now_ms() - t0;
+		if (!wake_limit_now(last))
+			return -1;
+		if (*last <= b->trigger)
+			return t;
+		if (t >= (int64_t)within_ms)
+			return -1;
+		usleep(SAMPLE_INTERVAL_MS * 1000);
+	}
+}
+
 static int cmd_hotset(const struct extra_opts *o)
 {
 	uint64_t hits = 0, total = 0, peak = 0, pages = o->mib * 256, bytes = 0;
+	uint64_t before[NR_HOT_COUNTERS], after[NR_HOT_COUNTERS];
+	int64_t back_ms;
 	struct upcc_cachestat cs;
 	struct vm_sample s;
 	struct bound b;
@@ -1258,8 +1324,12 @@ static int cmd_hotset(const struct extra_opts *o)
 		report(false, o->name, "setup: %s", strerror(errno));
 		return 1;
 	}
-	/* Three reads: on either LRU the hot set is in use, not read once. */
-	for (i = 0; i < 3; i++) {
+	/*
+	 * Three reads by default: on either LRU the hot set is in use, not
+	 * read once.  --warm 1 starts it as the host benchmark's W3 does.
+	 */
+	vm_counters(before);
+	for (i = 0; i < (int)o->warm; i++) {
 		read_whole(o->path);
 		usleep(200 * 1000);
 	}
@@ -1320,6 +1390,23 @@ static int cmd_hotset(const struct extra_opts *o)
 		report(peak <= o->peak_factor * b.trigger, name,
 		       "peak %" PRIu64 " pages <= %.2f x wake limit %" PRIu64,
 		       peak, o->peak_factor, b.trigger);
+	}
+	vm_counters(after);
+	printf("INFO %s:", o->name);
+	for (i = 0; i < (int)NR_HOT_COUNTERS; i++)
+		printf(" %s +%" PRIu64, hot_counter_names[i], after[i] - before[i]);
+	printf("\n");
+	if (o->decay_ms) {
+		uint64_t raised = 0, last = 0;
+
+		wake_limit_now(&raised);
+		back_ms = wait_limit_back(&b, o->decay_ms, &last);
+		snprintf(name, sizeof(name), "%s_limit_falls_back", o->name);
+		report(back_ms >= 0, name,
+		       "wake limit in force %" PRIu64 " pages (%.1f MiB) when the re-reads"
+		       " stopped, %" PRIu64 " = configured %" PRIu64 " after %" PRId64
+		       " ms (allowed %" PRIu64 " ms)", raised, pages_to_mib(raised),
+		       last, b.trigger, back_ms, o->decay_ms);
 	}
 	unlink(o->path);
 	return nr_failed ? 1 : 0;
@@ -1933,11 +2020,15 @@ static int cmd_extra(const char *cmd, int argc, char **argv)
 		{ "slack", required_argument, NULL, 'S' },
 		{ "expect", required_argument, NULL, 'x' },
 		{ "then", required_argument, NULL, 'h' },
+		{ "warm", required_argument, NULL, 'W' },
+		{ "decay-ms", required_argument, NULL, 'X' },
+		{ "rate", required_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct extra_opts o = {
 		.expect_hit = -1, .seconds = 10, .max_diff_ms = 100,
 		.within_ms = 10000, .slack = 1024, .expect_resident = -1,
+		.warm = 3,
 	};
 	int c, bad = 0;
 
@@ -1953,6 +2044,9 @@ static int cmd_extra(const char *cmd, int argc, char **argv)
 		case 'D': bad |= parse_u64(optarg, &o.max_diff_ms) < 0; break;
 		case 'w': bad |= parse_u64(optarg, &o.within_ms) < 0; break;
 		case 'S': bad |= parse_u64(optarg, &o.slack) < 0; break;
+		case 'W': bad |= parse_u64(optarg, &o.warm) < 0; break;
+		case 'X': bad |= parse_u64(optarg, &o.decay_ms) < 0; break;
+		case 'R': bad |= parse_u64(optarg, &reader_rate_mib) < 0; break;
 		case 'x':
 			o.expect_resident = !strcmp(optarg, "resident") ? 1 :
 					    !strcmp(optarg, "evicted") ? 0 : -1;
