@@ -278,6 +278,9 @@ if [ "$mode" = on ] && [ "$set" = full ]; then
 
 	# A mapped file left untouched during the stream stays resident
 	# (the off boot shows that stock reclaim would take it).
+	# kswapd asks for compaction at most every 5 s: wait that out, so
+	# that a request by the cases before cannot hide these streams' own.
+	sleep 6
 	c0=$(vmstat_get kswapd_unmapped_compact)
 	m0=$(vmstat_get compact_migrate_scanned)
 	for lru in y n; do
