@@ -6,7 +6,7 @@
 KERNEL_DIR := $(BUILD)/kernel
 
 .PHONY: kernel kernel-debug kernel-x86_64 kernel-x86_64-debug kernel-source kernel-checkpatch \
-	kernel-kunit
+	kernel-kunit kernel-archive
 
 kernel-source: deps
 	kernel/scripts/prepare-source.sh
@@ -34,7 +34,13 @@ kernel-x86_64-debug: deps
 kernel-checkpatch: deps
 	kernel/scripts/checkpatch.sh
 
+# The pinned tree leaves the archive with each point release: the fallback
+# to the newest 6.12 (kernel/scripts/source-version.sh) and the series
+# applied to whatever tree is in use, its version named.
+kernel-archive: deps
+	tests/kernel/source-version.sh
+
 kernel-kunit: deps
 	kernel/scripts/kunit.sh
 
-CHECK_SUITES += kernel-checkpatch kernel-kunit
+CHECK_SUITES += kernel-archive kernel-checkpatch kernel-kunit

@@ -15,7 +15,6 @@ packages=(
 	bash-completion man-db groff-base dpkg-dev debhelper lintian git mmdebstrap
 	qemu-system-x86 qemu-utils
 	gnuplot-nox
-	"$package=$version"
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -30,9 +29,22 @@ for p in "${packages[@]}"; do
 		missing+=("$p")
 	fi
 done
+export DEBIAN_FRONTEND=noninteractive
+updated=0
+# The series' tree: the pinned version while the archive has it, else the
+# archive's newest 6.12 (kernel/scripts/source-version.sh says why).
+have=$(dpkg-query -W -f='${Status} ${Version}' "$package" 2>/dev/null || true)
+case "$have" in
+"install ok installed $version") ;;
+*)
+	apt-get update -q
+	updated=1
+	want=$(kernel/scripts/source-version.sh)
+	[ "$have" = "install ok installed $want" ] || missing+=("$package=$want")
+	;;
+esac
 if [ ${#missing[@]} -gt 0 ]; then
 	echo "install-deps: installing ${missing[*]}"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -q
+	[ "$updated" -eq 1 ] || apt-get update -q
 	apt-get install -y -q --no-install-recommends --allow-downgrades "${missing[@]}"
 fi

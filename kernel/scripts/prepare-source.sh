@@ -28,10 +28,19 @@ stamp=$src_root/$topdir.prepared
 
 die() { echo "prepare-source: $*" >&2; exit 1; }
 
-[ -f "$tarball" ] || die "$tarball missing: install $package=$version (scripts/install-deps.sh)"
+[ -f "$tarball" ] || die "$tarball missing: install $package (scripts/install-deps.sh)"
 have_sum=$(sha256sum "$tarball" | cut -d' ' -f1)
-[ -z "$sha256" ] || [ "$have_sum" = "$sha256" ] ||
-	die "$tarball has sha256 $have_sum, kernel/VERSION pins $sha256 ($package $version); refusing to build on another tree"
+installed=$(dpkg-query -W -f='${Version}' "$package" 2>/dev/null || echo unknown)
+# The checksum holds the pinned package to its tarball.  Another version is
+# there only because the archive dropped the pinned one (install-deps.sh):
+# it is used, and the series must apply to it, which the loop below checks.
+if [ -n "$sha256" ] && [ "$installed" = "$version" ]; then
+	[ "$have_sum" = "$sha256" ] ||
+		die "$tarball has sha256 $have_sum, $version_file pins $sha256 ($package $version); refusing to build on another tree"
+elif [ -n "$version" ] && [ "$installed" != "$version" ]; then
+	echo "prepare-source: $package $installed installed, not the pinned $version" \
+		"(the reference): building on it if the series applies" >&2
+fi
 
 patch_list() {
 	[ -n "$series" ] && [ -f "$series" ] || return 0
@@ -63,11 +72,10 @@ n=0
 for p in $(patch_list); do
 	echo "prepare-source: applying $p"
 	patch -d "$tree" -p1 --batch --forward --quiet < "kernel/patches/$p" ||
-		die "$p does not apply to $package $version"
+		die "$p does not apply to $package $installed"
 	n=$((n + 1))
 done
 echo "$want" > "$stamp"
 # The archive moves on: say which package version the tree came from.
-used=$(dpkg-query -W -f='${Version}' "$package" 2>/dev/null || echo unknown)
-echo "$package $used" > "$src_root/$topdir.version"
-echo "prepare-source: $tree ready from $package $used ($n patches applied)"
+echo "$package $installed" > "$src_root/$topdir.version"
+echo "prepare-source: $tree ready from $package $installed ($n patches applied)"
