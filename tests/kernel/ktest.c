@@ -80,6 +80,7 @@ struct vm_sample {
 	bool have_counters[NR_CONTROL_COUNTERS];
 	int control;			/* vm.unmapped_page_control, -1 = unknown */
 	uint64_t mmap_resident;		/* pages of the --mmap file in core */
+	uint64_t wake_limit;		/* in force, raise included; 0 = not read */
 };
 
 struct bound {
@@ -611,7 +612,12 @@ static void reader_main(char **files, int nr_files, int64_t deadline_ms, int rep
 	_exit(0);
 }
 
-static pid_t start_reader(char **files, int nr_files, int64_t deadline_ms, int *report_fd)
+/*
+ * Fork a child that reports to its parent through a pipe: returns the pid
+ * (with *@report_fd to read) in the parent, 0 (with *@child_fd to write)
+ * in the child, -1 if either call fails.
+ */
+static pid_t fork_reporting(int *report_fd, int *child_fd)
 {
 	int fds[2];
 	pid_t pid;
@@ -620,12 +626,28 @@ static pid_t start_reader(char **files, int nr_files, int64_t deadline_ms, int *
 		return -1;
 	fflush(stdout);
 	pid = fork();
-	if (pid == 0) {
+	if (pid < 0) {
 		close(fds[0]);
-		reader_main(files, nr_files, deadline_ms, fds[1]);
+		close(fds[1]);
+		return -1;
 	}
-	close(fds[1]);
-	*report_fd = fds[0];
+	if (pid != 0) {
+		close(fds[1]);
+		*report_fd = fds[0];
+		return pid;
+	}
+	close(fds[0]);
+	*child_fd = fds[1];
+	return 0;
+}
+
+static pid_t start_reader(char **files, int nr_files, int64_t deadline_ms, int *report_fd)
+{
+	int out;
+	pid_t pid = fork_reporting(report_fd, &out);
+
+	if (pid == 0)
+		reader_main(files, nr_files, deadline_ms, out);
 	return pid;
 }
 
@@ -1388,7 +1410,7 @@ static int cmd_hotset(const struct extra_opts *o)
 	}
 	if (o->peak_factor > 0) {
 		snprintf(name, sizeof(name), "%s_peak_within_limit", o->name);
-		report(peak <= o->peak_factor * b.trigger, name,
+		report_timing(peak <= o->peak_factor * b.trigger, name,
 		       "peak %" PRIu64 " pages <= %.2f x wake limit %" PRIu64,
 		       peak, o->peak_factor, b.trigger);
 	}
@@ -1664,19 +1686,12 @@ static pid_t start_pinned_reader(char **files, int nr_files, int cpu, int64_t de
 	struct reader_report r = { 0, -1, -1 };
 	char *buf;
 	ssize_t n;
-	int fds[2], i, fd;
+	int out, i, fd;
 	pid_t pid;
 
-	if (pipe(fds) < 0)
-		return -1;
-	fflush(stdout);
-	pid = fork();
-	if (pid != 0) {
-		close(fds[1]);
-		*report_fd = fds[0];
+	pid = fork_reporting(report_fd, &out);
+	if (pid != 0)
 		return pid;
-	}
-	close(fds[0]);
 	buf = malloc(READ_CHUNK);
 	if (!buf || pin_to_cpu(cpu) < 0)
 		_exit(1);
@@ -1694,7 +1709,7 @@ static pid_t start_pinned_reader(char **files, int nr_files, int cpu, int64_t de
 			_exit(1);
 	}
 	r.cpu_last = sched_getcpu();
-	if (write(fds[1], &r, sizeof(r)) != (ssize_t)sizeof(r))
+	if (write(out, &r, sizeof(r)) != (ssize_t)sizeof(r))
 		_exit(1);
 	_exit(0);
 }
@@ -1714,19 +1729,12 @@ static pid_t start_flipper(bool flip_control, long ratio, unsigned int flip_ms,
 {
 	struct flip_report r = { 0, 0 };
 	char hi[32], lo[32];
-	int fds[2], i;
+	int out, i;
 	pid_t pid;
 
-	if (pipe(fds) < 0)
-		return -1;
-	fflush(stdout);
-	pid = fork();
-	if (pid != 0) {
-		close(fds[1]);
-		*report_fd = fds[0];
+	pid = fork_reporting(report_fd, &out);
+	if (pid != 0)
 		return pid;
-	}
-	close(fds[0]);
 	snprintf(hi, sizeof(hi), "%ld\n", ratio + 1);
 	snprintf(lo, sizeof(lo), "%ld\n", ratio);
 	for (i = 0; now_ms() < stop_ms; i++) {
@@ -1745,7 +1753,7 @@ static pid_t start_flipper(bool flip_control, long ratio, unsigned int flip_ms,
 	r.errors += set_control(1) != 0;
 	r.errors += write_sysctl(RATIO_SYSCTL, lo, strlen(lo)) != 0;
 	r.writes += 2;
-	if (write(fds[1], &r, sizeof(r)) != (ssize_t)sizeof(r))
+	if (write(out, &r, sizeof(r)) != (ssize_t)sizeof(r))
 		_exit(1);
 	_exit(0);
 }
@@ -1767,8 +1775,8 @@ static int cmd_concurrent(const struct concurrent_opts *o)
 	struct bound lo, hi;
 	struct vm_sample *samples, *s;
 	size_t nr = 0, i, over_flip = 0, over_settle = 0, settle_samples = 0;
-	uint64_t peak_flip = 0, peak_settle = 0, sum_flip = 0, flip_samples = 0;
-	int64_t t0, flip_end, end, next;
+	uint64_t peak_flip = 0, peak_settle = 0, peak_limit = 0, sum_flip = 0, flip_samples = 0;
+	int64_t t0, flip_end, end, next, first_over = -1, last_over = -1;
 	int report_fd[3], status, cpus = nr_cpus(), bad_exit = 0;
 	long control0, ratio, control_end = -1, ratio_end = -1;
 	pid_t pids[3];
@@ -1804,7 +1812,10 @@ static int cmd_concurrent(const struct concurrent_opts *o)
 	for (next = t0; next <= end + SAMPLE_INTERVAL_MS && nr < MAX_SAMPLES;
 	     next += SAMPLE_INTERVAL_MS) {
 		sleep_until_ms(next);
-		take_sample(&samples[nr++], t0);
+		take_sample(&samples[nr], t0);
+		if (!wake_limit_now(&samples[nr].wake_limit))
+			samples[nr].wake_limit = 0;
+		nr++;
 	}
 	for (i = 0; i < 3; i++) {
 		ssize_t want = i < 2 ? (ssize_t)sizeof(rr[i]) : (ssize_t)sizeof(fr);
@@ -1827,9 +1838,24 @@ static int cmd_concurrent(const struct concurrent_opts *o)
 			sum_flip += s->unmapped;
 			flip_samples++;
 		} else if (s->t_ms > (int64_t)o->seconds * 1000 + TOGGLE_DEADLINE_MS) {
+			/*
+			 * The readers loop over their files, so on the classic
+			 * LRU their refaults raise the limit (the backoff case
+			 * checks the raise's cap and decay): the bound is the
+			 * limit in force, never below the configured one.
+			 */
+			uint64_t limit = s->wake_limit > lo.trigger ? s->wake_limit : lo.trigger;
+
 			if (s->unmapped > peak_settle)
 				peak_settle = s->unmapped;
-			over_settle += s->unmapped > lo.trigger + o->slack;
+			if (s->wake_limit > peak_limit)
+				peak_limit = s->wake_limit;
+			if (s->unmapped > limit + o->slack) {
+				if (first_over < 0)
+					first_over = s->t_ms;
+				last_over = s->t_ms;
+				over_settle++;
+			}
 			settle_samples++;
 		}
 	}
@@ -1862,10 +1888,11 @@ static int cmd_concurrent(const struct concurrent_opts *o)
 	}
 	snprintf(name, sizeof(name), "%s_bound_after_flips", o->name);
 	report_timing(over_settle == 0 && settle_samples >= 5, name,
-	       "from %" PRId64 " ms after the last write (control 1, ratio %ld): every sample <= bound %"
-	       PRIu64 " + slack %" PRIu64 ": peak %" PRIu64 ", %zu of %zu over",
-	       TOGGLE_DEADLINE_MS, ratio, lo.trigger, o->slack, peak_settle, over_settle,
-	       settle_samples);
+	       "from %" PRId64 " ms after the last write (control 1, ratio %ld): every sample <= the"
+	       " wake limit in force (configured %" PRIu64 ", raised up to %" PRIu64 ") + slack %"
+	       PRIu64 ": peak %" PRIu64 ", %zu of %zu over (at %" PRId64 "..%" PRId64 " ms of %"
+	       PRIu64 " s flipping)", TOGGLE_DEADLINE_MS, ratio, lo.trigger, peak_limit, o->slack,
+	       peak_settle, over_settle, settle_samples, first_over, last_over, o->seconds);
 	snprintf(name, sizeof(name), "%s_counters_rise", o->name);
 	report(nr >= 2 && samples[nr - 1].counters[CTR_STEAL] > samples[0].counters[CTR_STEAL],
 	       name, "pgsteal_unmapped %" PRIu64 " -> %" PRIu64, samples[0].counters[CTR_STEAL],

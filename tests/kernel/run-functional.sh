@@ -76,15 +76,20 @@ done
 suffix=
 [ "$debug" = 1 ] && suffix=-debug
 # The SMP debug boots run the reduced set (guest-functional.sh, KTEST_SET).
-# Their bound and toggle deadlines are reported, not checked
-# (KTEST_TIMING=info, ktest.c): under TCG the KASAN + lockdep guest reads
-# at ~12 MiB/s and one kswapd pass can outlast the 1 s deadlines (README).
+# On the debug kernels (UML and SMP) the bound, peak and toggle deadlines
+# are reported, not checked (KTEST_TIMING=info, ktest.c): they measure how
+# fast kswapd keeps up with a reader, which under KASAN + lockdep is the
+# instrumentation's speed (the SMP guest reads at ~12 MiB/s and one kswapd
+# pass can outlast the 1 s deadlines; in UML a hot-set run peaked at 1.46 x
+# the wake limit, 1.00 x on the plain kernel).  The plain suites check
+# them; the debug suites check everything else and the clean log.
 # The plain SMP boots check the runtime switch within 3 s, not 1 s: after a
 # switch-on with the cache at RAM, one kswapd pass there frees ~270 MiB in
 # 1.6-2.5 s under TCG (README, "SMP").
 set=full
 timing=check
-[ "$smp" = 1 ] && [ "$debug" = 1 ] && set=reduced && timing=info
+[ "$debug" = 1 ] && timing=info
+[ "$smp" = 1 ] && [ "$debug" = 1 ] && set=reduced
 [ "$debug" = 1 ] && KSWAPD_MAX_DIFF_MS=1000
 if [ -z "$kernel" ]; then
 	kernel=$repo/build/kernel/uml$suffix/linux
