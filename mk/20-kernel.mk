@@ -40,7 +40,8 @@ kernel-checkpatch: deps
 kernel-archive: deps
 	tests/kernel/source-version.sh
 
-kernel-kunit: deps
+# The KUnit suite is built into the UML kernel (uml.config) and run at boot.
+kernel-kunit: kernel
 	kernel/scripts/kunit.sh
 
 CHECK_SUITES += kernel-archive kernel-checkpatch kernel-kunit
