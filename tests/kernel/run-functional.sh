@@ -168,7 +168,7 @@ boot() {
 			--env KTEST_TOGGLE_DEADLINE_MS=3000 \
 			--log "$results/$mode-console.log" --dmesg "$results/$mode-dmesg.log" \
 			"${keep[@]}" -- "$here/guest-functional.sh" "$mode" "$SLACK_PAGES" /tmp \
-			"$KSWAPD_MAX_DIFF_MS" |
+			"$KSWAPD_MAX_DIFF_MS" "$timing" |
 			tee "$out"
 	else
 		"$repo/tests/guest/uml-run.sh" --kernel "$kernel" --mem 256M \
@@ -176,7 +176,7 @@ boot() {
 			--share "$results:/results" --append "$append" --timeout 900 \
 			--log "$results/$mode-console.log" --dmesg "$results/$mode-dmesg.log" \
 			"${keep[@]}" -- "$here/guest-functional.sh" "$mode" "$SLACK_PAGES" /results \
-			"$KSWAPD_MAX_DIFF_MS" |
+			"$KSWAPD_MAX_DIFF_MS" "$timing" |
 			tee "$out"
 	fi
 	rc=${PIPESTATUS[0]}
