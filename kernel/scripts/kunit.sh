@@ -9,6 +9,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 top=$PWD
+# kunit.py runs from build/kernel/src: no re-extraction under it.
+. "$top/kernel/scripts/lock.sh"
 . kernel/VERSION
 
 tree=$top/build/kernel/src/$topdir
