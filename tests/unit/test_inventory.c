@@ -644,6 +644,17 @@ static void note_file(struct upcc_inventory *inv, const char *path, uint64_t cac
 }
 
 /*
+ * An inventory of @dir that fanotify watches: an empty non-blocking pipe
+ * stands for the group, so no event ever comes.  Close pipe_fds[1] after.
+ */
+static void init_watched(struct upcc_inventory *inv, const char *dir, int pipe_fds[2])
+{
+	assert_int_equal(upcc_inventory_init(inv, dir, false, 0), 0);
+	assert_int_equal(pipe2(pipe_fds, O_NONBLOCK | O_CLOEXEC), 0);
+	inv->fan.fd = pipe_fds[0];
+}
+
+/*
  * Issue 10, cost: a touched file the last measure found wholly cached
  * cannot gain cache by being read, so the tick stats it and does not
  * measure it again (a hot set re-read every 0.2 s was 250 opens and
@@ -663,10 +674,7 @@ static void test_tick_measures_only_what_can_grow(void **state)
 	snprintf(part, sizeof(part), "%s/part", dir);
 	assert_int_equal(ua_cached_file(full, 4, 1), 0);
 	assert_int_equal(ua_cached_file(part, 8, 1), 0);
-	assert_int_equal(upcc_inventory_init(&inv, dir, false, 0), 0);
-	/* Watched: an empty non-blocking pipe stands for the fanotify group. */
-	assert_int_equal(pipe2(pipe_fds, O_NONBLOCK | O_CLOEXEC), 0);
-	inv.fan.fd = pipe_fds[0];
+	init_watched(&inv, dir, pipe_fds);
 	inv.scan = 1;
 	note_file(&inv, full, 4);
 	note_file(&inv, part, 2);
@@ -691,7 +699,7 @@ static void test_tick_measures_only_what_can_grow(void **state)
 /*
  * Issue 10, cost: with fanotify, a refresh counts a file nothing opened
  * and that was not growing as it was last measured (one stat), and
- * measures it again at least every 8u
+ * measures it again at least every UPCC_INVENTORY_REMEASURE_SCANS
  * refreshes; a file that grew in size is measured at once.
  */
 static void test_refresh_skips_unchanged(void **state)
@@ -707,9 +715,7 @@ static void test_refresh_skips_unchanged(void **state)
 	snprintf(b, sizeof(b), "%s/b", dir);
 	assert_int_equal(ua_cached_file(a, 4, 1), 0);
 	assert_int_equal(ua_cached_file(b, 8, 1), 0);
-	assert_int_equal(upcc_inventory_init(&inv, dir, false, 0), 0);
-	assert_int_equal(pipe2(pipe_fds, O_NONBLOCK | O_CLOEXEC), 0);
-	inv.fan.fd = pipe_fds[0];	/* watched, and no event comes */
+	init_watched(&inv, dir, pipe_fds);
 	upcc_hooks.cachestat = fake_all_cached;
 	assert_int_equal(upcc_inventory_refresh(&inv), 0);	/* the first walk */
 	assert_int_equal(inv.last.cached_pages, 4 + 8);
