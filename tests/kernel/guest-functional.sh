@@ -244,8 +244,12 @@ if [ "$mode" = on ] && [ "$set" = full ]; then
 	# of RAM, 3.1 x; 3.5 x allows the bound's overshoot), so the hot set
 	# stays; once the re-reads stop the raise falls back to the configured
 	# limit (the idle trim drops it).  The classic LRU counts them by
-	# refault distance in its shadow entries, MGLRU by the control's own
-	# record of what it evicted.
+	# refault distance in its shadow entries and activates them, out of
+	# the control's reach; MGLRU counts them in the control's own record
+	# of one eviction in 32, and a hot page read once since its refault
+	# is as evictable as the stream, so it keeps less: 0.94-0.95 in UML
+	# (0.113 without the record), 0.85 and 0.93 in the SMP guest beside a
+	# benchmark; checked at 0.8.
 	set_lru_gen n
 	fresh_cache
 	run_ktest hotset --name on_backoff_lru_gen_n --hot /data/hot:64 \
@@ -254,7 +258,7 @@ if [ "$mode" = on ] && [ "$set" = full ]; then
 	set_lru_gen y
 	fresh_cache
 	run_ktest hotset --name on_backoff_lru_gen_y --hot /data/hot:64 \
-		--warm 1 --rate 16 --seconds 20 --expect-hit 0.9 \
+		--warm 1 --rate 16 --seconds 20 --expect-hit 0.8 \
 		--peak-factor 3.5 --decay-ms 15000 $files
 
 	# Dirty cache over the limit, writeback held off (above): kswapd's
