@@ -36,6 +36,13 @@ out=/dev/ttyS1
 actions_log=/tmp/actions.log
 : >$actions_log
 control=
+# Hold ttyS1 open for the whole run, before anything else opens it: each
+# ">$out" below opens and closes it, and an open that meets the previous
+# close still tearing the port down fails with EAGAIN ("can't create
+# /dev/ttyS1: Resource temporarily unavailable", 1 run in about 90 of
+# make bench-host, right after the stty below).  With fd 3 open, a close
+# never tears it down.
+exec 3<>$out
 stty -F $out raw -echo 2>/dev/null
 
 mark() { echo "M $*" >$out; }
