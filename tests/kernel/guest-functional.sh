@@ -247,9 +247,9 @@ if [ "$mode" = on ] && [ "$set" = full ]; then
 	# refault distance in its shadow entries and activates them, out of
 	# the control's reach; MGLRU counts them in the control's own record
 	# of one eviction in 32, and a hot page read once since its refault
-	# is as evictable as the stream, so it keeps less: 0.94-0.95 in UML
-	# (0.113 without the record), 0.85 and 0.93 in the SMP guest beside a
-	# benchmark; checked at 0.8.
+	# is as evictable as the stream, so it keeps less: 0.93-0.95 in UML
+	# (0.113 without the record), 0.85, 0.93 and 0.85 in the SMP guest;
+	# checked at 0.7, far above thrashing.
 	set_lru_gen n
 	fresh_cache
 	run_ktest hotset --name on_backoff_lru_gen_n --hot /data/hot:64 \
@@ -258,7 +258,7 @@ if [ "$mode" = on ] && [ "$set" = full ]; then
 	set_lru_gen y
 	fresh_cache
 	run_ktest hotset --name on_backoff_lru_gen_y --hot /data/hot:64 \
-		--warm 1 --rate 16 --seconds 20 --expect-hit 0.8 \
+		--warm 1 --rate 16 --seconds 20 --expect-hit 0.7 \
 		--peak-factor 3.5 --decay-ms 15000 $files
 
 	# Dirty cache over the limit, writeback held off (above): kswapd's
