@@ -1136,6 +1136,7 @@ static void usage(FILE *out)
 		"                    [--interval-ms MS] [--trace CSV] FILE...\n"
 		"       ktest hotset --name NAME --hot PATH:MIB [--seconds S] [--expect-hit R]\n"
 		"                    [--peak-factor F] [--warm N] [--decay-ms MS]\n"
+		"                    [--cache-back-ms MS]\n"
 		"                    [--rate MIB_S] FILE...\n"
 		"       ktest kswapd-cpu --name NAME --dirty PATH:MIB [--seconds S] [--max-diff-ms MS]\n"
 		"                    FILE\n"
@@ -1263,9 +1264,11 @@ struct extra_opts {
 	uint64_t slack;
 	int expect_resident;		/* 1 resident, 0 evicted, -1 unset */
 	uint64_t warm;			/* hotset: reads before the stream */
-	uint64_t decay_ms;		/* hotset: 0, or the count must come back
-					 * under the wake limit within this
-					 * long after the re-reads stop */
+	uint64_t decay_ms;		/* hotset: 0, or the wake limit must
+					 * come back to the configured one
+					 * within this long after the
+					 * re-reads stop */
+	uint64_t cache_back_ms;		/* hotset: 0, or so must the count */
 	char **files;
 	int nr_files;
 };
@@ -1329,6 +1332,48 @@ static int64_t wait_limit_back(const struct bound *b, uint64_t within_ms,
 	}
 }
 
+/* Where the file pages are, and what the control did with them */
+static void print_lru_state(const char *name)
+{
+	static const char *const keys[] = {
+		"nr_active_file", "nr_inactive_file", "nr_mapped", "nr_dirty",
+		"pgdeactivate", "kswapd_unmapped_trim", "kswapd_unmapped_stall",
+	};
+	static char text[32768];
+	uint64_t v;
+	size_t i;
+
+	if (read_text("/proc/vmstat", text, sizeof(text)) < 0)
+		return;
+	printf("INFO %s:", name);
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (vmstat_value(text, keys[i], &v))
+			printf(" %s %" PRIu64, keys[i], v);
+	printf("\n");
+}
+
+/*
+ * After the re-reads stopped at @stopped: how long until the unmapped page
+ * cache is under the configured wake limit?  -1 if not within @within_ms.
+ */
+static int64_t wait_cache_back(const struct bound *b, int64_t stopped,
+			       uint64_t within_ms, uint64_t *last)
+{
+	struct vm_sample s;
+	int64_t t;
+
+	for (;;) {
+		take_sample(&s, stopped);
+		*last = s.unmapped;
+		t = now_ms() - stopped;
+		if (s.unmapped <= b->trigger)
+			return t;
+		if (t >= (int64_t)within_ms)
+			return -1;
+		usleep(SAMPLE_INTERVAL_MS * 1000);
+	}
+}
+
 static int cmd_hotset(const struct extra_opts *o)
 {
 	uint64_t hits = 0, total = 0, peak = 0, pages = o->mib * 256, bytes = 0;
@@ -1337,7 +1382,7 @@ static int cmd_hotset(const struct extra_opts *o)
 	struct upcc_cachestat cs;
 	struct vm_sample s;
 	struct bound b;
-	int64_t t0, next_hot, next_sample;
+	int64_t t0, next_hot, next_sample, stopped;
 	int report_fd, status, rounds = 0, i;
 	bool done = false;
 	pid_t reader;
@@ -1388,6 +1433,7 @@ static int cmd_hotset(const struct extra_opts *o)
 		else
 			sleep_until_ms(next_sample < next_hot ? next_sample : next_hot);
 	}
+	stopped = now_ms();
 	if (read(report_fd, &bytes, sizeof(bytes)) != (ssize_t)sizeof(bytes))
 		bytes = 0;
 	close(report_fd);
@@ -1430,6 +1476,18 @@ static int cmd_hotset(const struct extra_opts *o)
 		       " stopped, %" PRIu64 " = configured %" PRIu64 " after %" PRId64
 		       " ms (allowed %" PRIu64 " ms)", raised, pages_to_mib(raised),
 		       last, b.trigger, back_ms, o->decay_ms);
+	}
+	if (o->cache_back_ms) {
+		uint64_t last = 0;
+
+		back_ms = wait_cache_back(&b, stopped, o->cache_back_ms, &last);
+		print_lru_state(o->name);
+		snprintf(name, sizeof(name), "%s_cache_falls_back", o->name);
+		report(back_ms >= 0, name,
+		       "unmapped page cache %" PRIu64 " pages (%.1f MiB) <= wake limit %"
+		       PRIu64 " %" PRId64 " ms after the re-reads stopped (allowed %"
+		       PRIu64 " ms)", last, pages_to_mib(last), b.trigger, back_ms,
+		       o->cache_back_ms);
 	}
 	unlink(o->path);
 	return nr_failed ? 1 : 0;
@@ -2059,6 +2117,7 @@ static int cmd_extra(const char *cmd, int argc, char **argv)
 		{ "then", required_argument, NULL, 'h' },
 		{ "warm", required_argument, NULL, 'W' },
 		{ "decay-ms", required_argument, NULL, 'X' },
+		{ "cache-back-ms", required_argument, NULL, 'C' },
 		{ "rate", required_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -2083,6 +2142,7 @@ static int cmd_extra(const char *cmd, int argc, char **argv)
 		case 'S': bad |= parse_u64(optarg, &o.slack) < 0; break;
 		case 'W': bad |= parse_u64(optarg, &o.warm) < 0; break;
 		case 'X': bad |= parse_u64(optarg, &o.decay_ms) < 0; break;
+		case 'C': bad |= parse_u64(optarg, &o.cache_back_ms) < 0; break;
 		case 'R': bad |= parse_u64(optarg, &reader_rate_mib) < 0; break;
 		case 'x':
 			o.expect_resident = !strcmp(optarg, "resident") ? 1 :
