@@ -1312,24 +1312,35 @@ static bool wake_limit_now(uint64_t *pages)
 }
 
 /*
- * After the re-reads stop: how long until the raised wake limit is back to
- * the configured one?  -1 if not within @within_ms.
+ * Poll @sample every interval until it gives at most @limit: the ms
+ * since @t0, or -1 if that did not happen within @within_ms of it (or a
+ * read failed).  *@last is the last value read.
  */
-static int64_t wait_limit_back(const struct bound *b, uint64_t within_ms,
-			       uint64_t *last)
+static int64_t wait_at_most(bool (*sample)(uint64_t *), uint64_t limit,
+			    int64_t t0, uint64_t within_ms, uint64_t *last)
 {
-	int64_t t0 = now_ms(), t;
+	int64_t t;
 
 	for (;;) {
 		t = now_ms() - t0;
-		if (!wake_limit_now(last))
+		if (!sample(last))
 			return -1;
-		if (*last <= b->trigger)
+		if (*last <= limit)
 			return t;
 		if (t >= (int64_t)within_ms)
 			return -1;
 		usleep(SAMPLE_INTERVAL_MS * 1000);
 	}
+}
+
+/* The unmapped page cache now, as the kernel counts it */
+static bool unmapped_now(uint64_t *pages)
+{
+	struct vm_sample s;
+
+	take_sample(&s, 0);
+	*pages = s.unmapped;
+	return true;
 }
 
 /* Where the file pages are, and what the control did with them */
@@ -1352,27 +1363,6 @@ static void print_lru_state(const char *name)
 	printf("\n");
 }
 
-/*
- * After the re-reads stopped at @stopped: how long until the unmapped page
- * cache is under the configured wake limit?  -1 if not within @within_ms.
- */
-static int64_t wait_cache_back(const struct bound *b, int64_t stopped,
-			       uint64_t within_ms, uint64_t *last)
-{
-	struct vm_sample s;
-	int64_t t;
-
-	for (;;) {
-		take_sample(&s, stopped);
-		*last = s.unmapped;
-		t = now_ms() - stopped;
-		if (s.unmapped <= b->trigger)
-			return t;
-		if (t >= (int64_t)within_ms)
-			return -1;
-		usleep(SAMPLE_INTERVAL_MS * 1000);
-	}
-}
 
 static int cmd_hotset(const struct extra_opts *o)
 {
@@ -1469,7 +1459,9 @@ static int cmd_hotset(const struct extra_opts *o)
 		uint64_t raised = 0, last = 0;
 
 		wake_limit_now(&raised);
-		back_ms = wait_limit_back(&b, o->decay_ms, &last);
+		/* how long until the raised wake limit is the configured one */
+		back_ms = wait_at_most(wake_limit_now, b.trigger, now_ms(),
+				       o->decay_ms, &last);
 		snprintf(name, sizeof(name), "%s_limit_falls_back", o->name);
 		report(back_ms >= 0, name,
 		       "wake limit in force %" PRIu64 " pages (%.1f MiB) when the re-reads"
@@ -1480,7 +1472,8 @@ static int cmd_hotset(const struct extra_opts *o)
 	if (o->cache_back_ms) {
 		uint64_t last = 0;
 
-		back_ms = wait_cache_back(&b, stopped, o->cache_back_ms, &last);
+		back_ms = wait_at_most(unmapped_now, b.trigger, stopped,
+				       o->cache_back_ms, &last);
 		print_lru_state(o->name);
 		snprintf(name, sizeof(name), "%s_cache_falls_back", o->name);
 		report(back_ms >= 0, name,
