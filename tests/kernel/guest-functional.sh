@@ -70,14 +70,48 @@ fresh_cache() {
 }
 
 # stream NAME [--all] KTEST-OPTIONS...: --all streams all_files.
+# What the control must not move (issue 9, item 2): reclaim's side effects.
+# dentries: the first field of dentry-state, of which a stream must not
+# make the kernel drop more with the control than without.
+side_counters="slabs_scanned nr_vmscan_write pgrotated pgdemote_kswapd pgdemote_direct"
+side_snapshot() {
+	for c in $side_counters; do
+		printf '%s ' "$(vmstat_get $c)"
+	done
+	cut -f1 /proc/sys/fs/dentry-state
+}
+
+# side_report NAME BEFORE AFTER: "SIDE NAME COUNTER DELTA" lines, which
+# run-functional.sh compares between the on and the off boot.
+side_report() {
+	set -- "$1" $2 $3
+	name=$1
+	shift
+	n=$(echo $side_counters | wc -w)
+	i=1
+	for c in $side_counters dentries_dropped; do
+		eval "b=\${$i}"
+		eval "a=\${$((i + n + 1))}"
+		if [ $c = dentries_dropped ]; then
+			d=$((b > a ? b - a : 0))
+		else
+			d=$((a - b))
+		fi
+		echo "SIDE $name $c $d"
+		i=$((i + 1))
+	done
+}
+
 stream() {
 	name=$1
 	shift
 	these=$files
 	[ "${1:-}" = --all ] && { these=$all_files; shift; }
 	fresh_cache
+	side_before=$(side_snapshot)
 	run_ktest stream --name "$name" --slack "$slack" \
 		--trace "$results/$mode-$name.csv" "$@" $these
+	side_report "$name" "$side_before" "$(side_snapshot)"
 }
 
 # Run a command inside cgroup $1 (page cache it brings in is charged there).

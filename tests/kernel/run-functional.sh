@@ -204,8 +204,30 @@ scan_log() {
 	esac
 }
 
+# side_effects ON OFF: the same stream with the control on (the on boot's
+# case ON) and off (the off boot's case OFF); reclaim's side effects must
+# move no more with the control than without it (issue 9, item 2).  The
+# guest prints "SIDE case counter delta" (guest-functional.sh).
+side_effects() {
+	local on=$1 off=$2 counter a b
+	for counter in slabs_scanned nr_vmscan_write pgrotated pgdemote_kswapd \
+		pgdemote_direct dentries_dropped; do
+		a=$(awk -v n="$on" -v c="$counter" '$1 == "SIDE" && $2 == n && $3 == c { print $4 }' "$results/on.out")
+		b=$(awk -v n="$off" -v c="$counter" '$1 == "SIDE" && $2 == n && $3 == c { print $4 }' "$results/off.out")
+		if [ -z "$a" ] || [ -z "$b" ]; then
+			fail "side_${on}_${counter}: not measured in both boots (on '${a}', off '${b}')"
+		elif [ "$a" -le "$b" ]; then
+			pass "side_${on}_${counter}: $counter +$a with the control on, +$b off, over the same stream"
+		else
+			fail "side_${on}_${counter}: $counter +$a with the control on > +$b off, over the same stream"
+		fi
+	done
+}
+
 boot on "$on_append"
 boot off ""
+side_effects on_lru_gen off_lru_gen
+[ "$set" = full ] && side_effects on_classic_lru off_classic_lru
 if [ "$debug" = 1 ]; then
 	scan_log on
 	scan_log off
