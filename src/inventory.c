@@ -390,7 +390,7 @@ bool upcc_inventory_note_refault(struct upcc_inventory *inv, struct upcc_invento
 	 */
 	if (hot || inv->scan - e->drop_scan >= UPCC_INVENTORY_DROP_WATCH_SCANS ||
 	    now_usec - e->drop_usec >= UPCC_INVENTORY_DROP_WATCH_USEC)
-		e->drop_end_page = e->drop_pages = e->drop_left_pages = 0;
+		e->drop_watch_pages = e->drop_pages = e->drop_left_pages = 0;
 	return hot;
 }
 
@@ -407,7 +407,7 @@ static void drop_stale(struct upcc_inventory *inv)
 		/* A file dropped and watched for refaults, or just opened,
 		 * is kept with no cache; it was seen this refresh all the same.
 		 */
-		bool keep_empty = e->drop_end_page || e->opened_scan + 2 >= inv->scan;
+		bool keep_empty = e->drop_watch_pages || e->opened_scan + 2 >= inv->scan;
 
 		if (e->seen_scan != inv->scan || (!e->cached_pages && !keep_empty)) {
 			free(e->path);
@@ -436,15 +436,31 @@ static void add_totals(struct upcc_inventory_totals *totals, const struct upcc_r
  * use again while protected stays protected.
  */
 /*
- * Pages [0, this) of a drop ending at @end_page are checked for refaults:
- * the first half.  A sequential reader's read in progress and the
- * readahead it had not consumed (several MiB with large reads) come back
- * near the end, and that is not a re-read; a reader coming back starts
- * from the beginning.
+ * A file still being read is dropped only below half of where its cache
+ * ends: its reader's read in progress and the readahead it had not
+ * consumed (several MiB with large reads) are near the end.
  */
-static uint64_t refault_check_end(uint64_t end_page)
+static uint64_t behind_reader_end(uint64_t end_page)
 {
 	return end_page / 2;
+}
+
+/*
+ * Pages [0, this) of a drop are watched for refaults, @end_page being where
+ * the cache ended before it.  A reader coming back starts from the
+ * beginning; a reader going on brings back what was dropped ahead of it,
+ * and that is not a re-read.  So the first half only, and below the run of
+ * cached pages that ends at @end_page when that is short of the file's
+ * end: a reader still in the file is somewhere in that run, whose
+ * readahead can be most of it (two 2.5 MiB windows on a loop device).
+ */
+static uint64_t refault_watch_end(uint64_t end_page, uint64_t run_start, uint64_t file_pages)
+{
+	uint64_t watch = behind_reader_end(end_page);
+
+	if (end_page < file_pages && run_start < watch)
+		watch = run_start;
+	return watch;
 }
 
 static void check_working_set(struct upcc_inventory *inv, struct upcc_inventory_entry *e, int fd,
@@ -452,8 +468,8 @@ static void check_working_set(struct upcc_inventory *inv, struct upcc_inventory_
 {
 	uint64_t now = upcc_monotonic_usec(), cached;
 
-	if (e->drop_end_page && e->drop_scan != inv->scan &&
-	    !upcc_residency_range(fd, st, 0, refault_check_end(e->drop_end_page), &cached))
+	if (e->drop_watch_pages && e->drop_scan != inv->scan &&
+	    !upcc_residency_range(fd, st, 0, e->drop_watch_pages, &cached))
 		upcc_inventory_note_refault(inv, e, cached > e->drop_left_pages ?
 						    cached - e->drop_left_pages : 0, now);
 	if (!upcc_inventory_entry_hot(e, now))
@@ -577,7 +593,7 @@ static bool same_size_as_measured(const struct upcc_inventory_entry *e)
 static bool unchanged_since_measured(const struct upcc_inventory *inv,
 				     const struct upcc_inventory_entry *e)
 {
-	if (e->drop_end_page || e->dirty ||
+	if (e->drop_watch_pages || e->dirty ||
 	    inv->scan - e->measured_scan >= UPCC_INVENTORY_REMEASURE_SCANS ||
 	    (e->active && e->cached_pages < e->file_pages))
 		return false;
@@ -771,11 +787,34 @@ size_t upcc_inventory_coldest(struct upcc_inventory *inv, struct upcc_inventory_
 	return n;
 }
 
+/*
+ * Watch what one drop of @e took, @watch being where its watch ends.  A
+ * second drop in one refresh (a round takes the coldest file again) finds
+ * the run its first drop cut, which the reader may be below: the watch
+ * never grows in a refresh.
+ */
+static void note_drop(struct upcc_inventory *inv, struct upcc_inventory_entry *e, int fd,
+		      const struct stat *st, uint64_t watch, uint64_t dropped)
+{
+	uint64_t left = 0;
+
+	if (e->drop_scan == inv->scan && watch > e->drop_watch_pages)
+		watch = e->drop_watch_pages;
+	if (watch && upcc_residency_range(fd, st, 0, watch, &left))
+		watch = 0;
+	e->drop_usec = upcc_monotonic_usec();
+	e->drop_watch_pages = watch;
+	e->drop_pages = watch ? dropped : 0;
+	e->drop_left_pages = left;
+	e->drop_scan = inv->scan;
+}
+
 int upcc_inventory_evict(struct upcc_inventory *inv, struct upcc_inventory_entry *entry,
 			 uint64_t limit_pages, struct upcc_evict_result *result)
 {
 	struct stat expect = { 0 }, st;
-	uint64_t end_page = 0, left = 0;
+	uint64_t end_page = 0, run_start = 0, watch;
+	bool short_of_eof;
 	int fd, err;
 
 	memset(result, 0, sizeof(*result));
@@ -784,31 +823,40 @@ int upcc_inventory_evict(struct upcc_inventory *inv, struct upcc_inventory_entry
 	fd = upcc_open_regular(AT_FDCWD, entry->path, &expect, &st);
 	if (fd < 0)
 		return fd;
-	/* Where the cache ends before the drop: a sequential reader is past
-	 * it, so only a reader coming back brings pages back below it.
+	/* Where the cache ends before the drop, and where the run of pages
+	 * ending there begins: a sequential reader is in that run or past it.
 	 */
 	if (upcc_residency_last_cached(fd, &st, &end_page))
 		end_page = 0;
+	short_of_eof = end_page && end_page < upcc_residency_file_pages(&st);
+	if (short_of_eof && upcc_residency_run_start(fd, &st, end_page, &run_start))
+		run_start = 0;
 	/* A file growing (a reader going through it) loses what is behind
 	 * its reader, not the readahead ahead of it, and only once it holds
 	 * twice that much: a drop near its reader would come back and make a
-	 * stream look like a working set.  Others as before.
+	 * stream look like a working set.  One whose cache stops short of its
+	 * end may have a reader not seen growing yet (readahead comes in
+	 * windows): it loses its head first.  Others from the tail.
 	 */
 	if (entry->active && end_page < 2 * UPCC_INVENTORY_READAHEAD_PAGES)
 		err = upcc_evict_fd_head(fd, &st, &inv->mapped, limit_pages, 0, result);
 	else if (entry->active)
 		err = upcc_evict_fd_head(fd, &st, &inv->mapped, limit_pages,
-					 refault_check_end(end_page), result);
+					 behind_reader_end(end_page), result);
+	else if (short_of_eof)
+		err = upcc_evict_fd_head(fd, &st, &inv->mapped, limit_pages, end_page, result);
 	else
 		err = upcc_evict_fd_limit(fd, &st, &inv->mapped, limit_pages, result);
-	if (!err && end_page && result->before_pages > result->after_pages &&
-	    !upcc_residency_range(fd, &st, 0, refault_check_end(end_page), &left)) {
-		entry->drop_usec = upcc_monotonic_usec();
-		entry->drop_end_page = end_page;
-		entry->drop_pages = result->before_pages - result->after_pages;
-		entry->drop_left_pages = left;
-		entry->drop_scan = inv->scan;
-	}
+	/* A cache just as our last drop left it is our leftover (the head a
+	 * tail drop kept), not a reader's run: no reader added to it.
+	 */
+	if (!err && result->before_pages == entry->drop_after_pages)
+		run_start = end_page;
+	watch = refault_watch_end(end_page, run_start, upcc_residency_file_pages(&st));
+	if (!err && result->before_pages > result->after_pages)
+		note_drop(inv, entry, fd, &st, watch, result->before_pages - result->after_pages);
+	if (!err)
+		entry->drop_after_pages = result->after_pages;
 	close(fd);
 	if (!err)
 		entry->cached_pages = result->after_pages;

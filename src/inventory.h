@@ -45,10 +45,11 @@ struct upcc_inventory_entry {
 	bool mapped;
 	char *path;			/* as the walk reached it */
 	/* Working set: what upcd last dropped of it, watched for refaults. */
-	uint64_t drop_end_page;		/* pages [0, end) held what was dropped; 0 = none */
+	uint64_t drop_watch_pages;	/* pages [0, this) watched for refaults; 0 = none */
 	uint64_t drop_pages;		/* how many were dropped */
-	uint64_t drop_left_pages;	/* cached in [0, end) right after the drop */
+	uint64_t drop_left_pages;	/* cached in [0, watch) right after the drop */
 	uint32_t drop_scan;		/* the refresh it was dropped in */
+	uint64_t drop_after_pages;	/* cached right after its last eviction */
 	uint64_t hot_until_usec;	/* protected (refaulted) until then, monotonic */
 	uint32_t opened_scan;		/* a fanotify open event named it then */
 	uint64_t drop_usec;		/* when it was dropped, monotonic */

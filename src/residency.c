@@ -220,6 +220,31 @@ int upcc_residency_last_cached(int fd, const struct stat *st, uint64_t *end_page
 	return 0;
 }
 
+int upcc_residency_run_start(int fd, const struct stat *st, uint64_t end_page,
+			     uint64_t *start_page)
+{
+	uint64_t lo = 0, hi = end_page, cached;
+	int err;
+
+	*start_page = end_page;
+	/* The smallest start with [start, end) all cached: bisect on "every
+	 * page of [mid, end) cached", log2(pages) ranges.
+	 */
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		err = upcc_residency_range(fd, st, mid, end_page - mid, &cached);
+		if (err)
+			return err;
+		if (cached >= end_page - mid)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	*start_page = lo;
+	return 0;
+}
+
 static long read_centisecs(const char *path, long fallback)
 {
 	FILE *f = fopen(path, "re");

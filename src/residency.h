@@ -54,6 +54,14 @@ int upcc_residency_range(int fd, const struct stat *st, uint64_t first_page,
 /* One past the file's last cached page (0: nothing cached). 0 or -errno. */
 int upcc_residency_last_cached(int fd, const struct stat *st, uint64_t *end_page);
 
+/* The first page of the run of cached pages that ends at @end_page: every
+ * page of [*start_page, @end_page) is cached, the one before it is not
+ * (*start_page = @end_page if the page before @end_page is not cached).
+ * 0 or -errno.
+ */
+int upcc_residency_run_start(int fd, const struct stat *st, uint64_t end_page,
+			     uint64_t *start_page);
+
 /*
  * May the clean pages of a file with @res and @st be dropped without
  * starting writeback?  With cachestat: no dirty and no writeback pages.

@@ -159,9 +159,9 @@ static void test_refault_protects(void **state)
 	hot = &inv.entries[0];
 	stream = &inv.entries[1];
 	/* Both dropped whole in scan 1. */
-	hot->drop_end_page = 256;
+	hot->drop_watch_pages = 256;
 	hot->drop_pages = 256;
-	stream->drop_end_page = 4096;
+	stream->drop_watch_pages = 4096;
 	stream->drop_pages = 4096;
 	hot->drop_scan = stream->drop_scan = 1;
 	hot->drop_usec = stream->drop_usec = now;
@@ -172,8 +172,8 @@ static void test_refault_protects(void **state)
 	assert_true(inv.last.hot_in_use);
 	assert_true(upcc_inventory_entry_hot(hot, now + 1000));
 	assert_false(upcc_inventory_entry_hot(stream, now + 1000));
-	assert_true(hot->drop_end_page == 0);	/* judged: the watch ends */
-	assert_true(stream->drop_end_page != 0);	/* still watched */
+	assert_true(hot->drop_watch_pages == 0);	/* judged: the watch ends */
+	assert_true(stream->drop_watch_pages != 0);	/* still watched */
 	/* The hot file is never the coldest: only the stream is in the order. */
 	hot->cached_pages = 256;
 	stream->cached_pages = 4096;
@@ -183,7 +183,7 @@ static void test_refault_protects(void **state)
 	/* A few pages back of a big drop (a read in progress) are not a re-read. */
 	inv.scan = UPCC_INVENTORY_DROP_WATCH_SCANS + 1;
 	assert_false(upcc_inventory_note_refault(&inv, stream, 256, now + 2000));
-	assert_true(stream->drop_end_page == 0);	/* watched long enough */
+	assert_true(stream->drop_watch_pages == 0);	/* watched long enough */
 	upcc_inventory_fini(&inv);
 }
 
@@ -263,6 +263,19 @@ static uint64_t cached_pages_of(const char *path)
 	return res.cached_pages;
 }
 
+static uint64_t cached_pages_of_range(const char *path, uint64_t first, uint64_t count)
+{
+	struct stat st;
+	uint64_t cached;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(upcc_residency_range(fd, &st, first, count, &cached), 0);
+	close(fd);
+	return cached;
+}
+
 static void test_refresh_and_evict(void **state)
 {
 	struct upcc_inventory inv;
@@ -320,6 +333,94 @@ static void test_evict_limit(void **state)
 	assert_int_equal(result.before_pages, 1024);
 	assert_true(result.before_pages - result.after_pages >= 100);
 	assert_true(result.after_pages >= 512);	/* far from all of it */
+}
+
+/* Evict the file at @path through the inventory, as a round would. */
+static struct upcc_inventory_entry *evict_one(struct upcc_inventory *inv, const char *path,
+					      uint64_t limit, struct upcc_evict_result *result)
+{
+	struct upcc_inventory_entry *order[4];
+
+	assert_int_equal(upcc_inventory_init(inv, path, false, 0), 0);
+	assert_int_equal(upcc_inventory_refresh(inv), 0);
+	assert_int_equal(upcc_inventory_coldest(inv, order, 4), 1);
+	order[0]->active = false;	/* not seen growing: as a reader between windows */
+	assert_int_equal(upcc_inventory_evict(inv, order[0], limit, result), 0);
+	return order[0];
+}
+
+/*
+ * A file whose cache stops short of its end may have its reader in the run
+ * that ends there, with readahead ahead of it: it loses its head first, and
+ * only pages below that run are watched for refaults (the reader going on
+ * brings back what was dropped ahead of it, which is no re-read).  A file
+ * cached to its end is watched over the first half of it.
+ */
+static void test_evict_reader_in_file(void **state)
+{
+	char path[PATH_MAX + 16];
+	struct upcc_inventory inv;
+	struct upcc_inventory_entry *e;
+	struct upcc_evict_result result;
+	long page = sysconf(_SC_PAGESIZE);
+	int fd;
+
+	(void)state;
+	need_cachestat();
+	snprintf(path, sizeof(path), "%s/reader", make_sub("reader"));
+	/* Read up to page 512 of 1024, nothing dropped behind the reader yet. */
+	assert_int_equal(ua_cached_file(path, 1024, 1), 0);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(posix_fadvise(fd, 512 * page, 0, POSIX_FADV_DONTNEED), 0);
+	close(fd);
+	e = evict_one(&inv, sub, 100, &result);
+	assert_int_equal(result.before_pages, 512);
+	assert_true(result.before_pages - result.after_pages >= 100);
+	assert_int_equal(cached_pages_of_range(path, 448, 64), 64);	/* the reader's end kept */
+	assert_true(cached_pages_of_range(path, 0, 100) < 100);	/* the head went */
+	assert_int_equal(e->drop_watch_pages, 0);	/* the reader may be anywhere in it */
+	/* Taken again in the same refresh: the run the first drop cut does
+	 * not widen the watch (the reader may be below it).
+	 */
+	assert_int_equal(upcc_inventory_evict(&inv, e, 100, &result), 0);
+	assert_true(result.before_pages > result.after_pages);
+	assert_int_equal(e->drop_watch_pages, 0);
+	upcc_inventory_fini(&inv);
+
+	/* Its head dropped before (pages [256, 768) cached): below 256 only. */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+	assert_int_equal(posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM), 0);
+	for (long p = 256; p < 768; p++)
+		assert_true(pread(fd, &(char){ 0 }, 1, p * page) == 1);
+	assert_int_equal(posix_fadvise(fd, 768 * page, 0, POSIX_FADV_DONTNEED), 0);
+	close(fd);
+	e = evict_one(&inv, sub, 0, &result);
+	assert_int_equal(result.before_pages, 512);
+	assert_int_equal(result.after_pages, 0);
+	assert_int_equal(e->drop_watch_pages, 256);
+	upcc_inventory_fini(&inv);
+
+	/* Cached to its end: the first half. */
+	assert_int_equal(ua_cached_file(path, 1024, 1), 0);
+	e = evict_one(&inv, sub, 0, &result);
+	assert_int_equal(result.after_pages, 0);
+	assert_int_equal(e->drop_watch_pages, 512);
+	upcc_inventory_fini(&inv);
+
+	/* The head a tail drop left, untouched since, at a later refresh: our
+	 * leftover, no reader's run, so watched over its first half.
+	 */
+	assert_int_equal(ua_cached_file(path, 1024, 1), 0);
+	e = evict_one(&inv, sub, 100, &result);
+	assert_true(result.after_pages >= 512 && result.after_pages < 1024);
+	inv.scan++;
+	assert_int_equal(upcc_inventory_evict(&inv, e, 0, &result), 0);
+	assert_int_equal(result.after_pages, 0);
+	assert_true(e->drop_watch_pages >= 256);
+	upcc_inventory_fini(&inv);
 }
 
 /* An entry whose path now names another file is not touched. */
@@ -749,6 +850,7 @@ int main(void)
 		cmocka_unit_test(test_capacity_bound),
 		cmocka_unit_test(test_refresh_and_evict),
 		cmocka_unit_test(test_evict_limit),
+		cmocka_unit_test(test_evict_reader_in_file),
 		cmocka_unit_test(test_evict_replaced_file),
 		cmocka_unit_test(test_path_sample),
 		cmocka_unit_test(test_mounts_inventory),

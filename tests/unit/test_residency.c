@@ -214,6 +214,54 @@ static void test_empty_file(void **state)
 	assert_int_equal(res.cached_pages, 0);
 }
 
+/* Drop pages [@first, @first + @count) of the file at @path. */
+static void drop_range(const char *path, off_t first, off_t count)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	assert_int_equal(posix_fadvise(fd, first * page, count * page, POSIX_FADV_DONTNEED), 0);
+	close(fd);
+}
+
+static uint64_t run_start_of(const char *path, uint64_t end_page)
+{
+	struct stat st;
+	uint64_t start = UINT64_MAX;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(upcc_residency_run_start(fd, &st, end_page, &start), 0);
+	close(fd);
+	return start;
+}
+
+/* The run of cached pages ending at a page begins after the last hole
+ * before it, wherever that is; it is empty if the page before is a hole.
+ */
+static void test_run_start(void **state)
+{
+	char path[PATH_MAX + 16];
+
+	(void)state;
+	if (upcc_residency_method() != UPCC_RESIDENCY_CACHESTAT)
+		skip();
+	snprintf(path, sizeof(path), "%s/runs", tmpdir);
+	assert_int_equal(ua_cached_file(path, 128, 1), 0);
+	assert_int_equal(run_start_of(path, 128), 0);	/* all cached */
+	assert_int_equal(run_start_of(path, 37), 0);
+	drop_range(path, 16, 16);			/* cached: [0,16) [32,128) */
+	drop_range(path, 80, 16);			/* cached: [0,16) [32,80) [96,128) */
+	assert_int_equal(run_start_of(path, 128), 96);
+	assert_int_equal(run_start_of(path, 80), 32);
+	assert_int_equal(run_start_of(path, 50), 32);
+	assert_int_equal(run_start_of(path, 16), 0);
+	assert_int_equal(run_start_of(path, 96), 96);	/* page 95 not cached */
+	assert_int_equal(run_start_of(path, 0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -224,6 +272,7 @@ int main(void)
 		cmocka_unit_test(test_mincore_age_rule),
 		cmocka_unit_test(test_not_regular),
 		cmocka_unit_test(test_empty_file),
+		cmocka_unit_test(test_run_start),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
