@@ -853,10 +853,10 @@ int upcc_inventory_evict(struct upcc_inventory *inv, struct upcc_inventory_entry
 	if (!err && result->before_pages == entry->drop_after_pages)
 		run_start = end_page;
 	watch = refault_watch_end(end_page, run_start, upcc_residency_file_pages(&st));
-	if (!err && result->before_pages > result->after_pages)
+	if (!err && result->before_pages > result->after_pages) {
 		note_drop(inv, entry, fd, &st, watch, result->before_pages - result->after_pages);
-	if (!err)
 		entry->drop_after_pages = result->after_pages;
+	}
 	close(fd);
 	if (!err)
 		entry->cached_pages = result->after_pages;

@@ -49,7 +49,7 @@ struct upcc_inventory_entry {
 	uint64_t drop_pages;		/* how many were dropped */
 	uint64_t drop_left_pages;	/* cached in [0, watch) right after the drop */
 	uint32_t drop_scan;		/* the refresh it was dropped in */
-	uint64_t drop_after_pages;	/* cached right after its last eviction */
+	uint64_t drop_after_pages;	/* cached right after its last drop */
 	uint64_t hot_until_usec;	/* protected (refaulted) until then, monotonic */
 	uint32_t opened_scan;		/* a fanotify open event named it then */
 	uint64_t drop_usec;		/* when it was dropped, monotonic */
