@@ -48,13 +48,20 @@ static int open_measure(const char *path, struct upcc_residency *res)
 	return err;
 }
 
-static void drop(const char *path)
+/* Drop pages [@first, @first + @count) of the file at @path (0: to its end). */
+static void drop_range(const char *path, off_t first, off_t count)
 {
+	long page = sysconf(_SC_PAGESIZE);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	assert_true(fd >= 0);
-	assert_int_equal(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+	assert_int_equal(posix_fadvise(fd, first * page, count * page, POSIX_FADV_DONTNEED), 0);
 	close(fd);
+}
+
+static void drop(const char *path)
+{
+	drop_range(path, 0, 0);
 }
 
 /* Both methods see a fully read clean file as fully cached, and nothing
@@ -212,17 +219,6 @@ static void test_empty_file(void **state)
 	upcc_hooks.residency = NULL;
 	assert_int_equal(open_measure(path, &res), 0);
 	assert_int_equal(res.cached_pages, 0);
-}
-
-/* Drop pages [@first, @first + @count) of the file at @path. */
-static void drop_range(const char *path, off_t first, off_t count)
-{
-	long page = sysconf(_SC_PAGESIZE);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	assert_true(fd >= 0);
-	assert_int_equal(posix_fadvise(fd, first * page, count * page, POSIX_FADV_DONTNEED), 0);
-	close(fd);
 }
 
 static uint64_t run_start_of(const char *path, uint64_t end_page)
