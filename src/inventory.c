@@ -813,7 +813,7 @@ int upcc_inventory_evict(struct upcc_inventory *inv, struct upcc_inventory_entry
 			 uint64_t limit_pages, struct upcc_evict_result *result)
 {
 	struct stat expect = { 0 }, st;
-	uint64_t end_page = 0, run_start = 0, watch;
+	uint64_t end_page = 0, run_start = 0, file_pages, watch;
 	bool short_of_eof;
 	int fd, err;
 
@@ -828,7 +828,8 @@ int upcc_inventory_evict(struct upcc_inventory *inv, struct upcc_inventory_entry
 	 */
 	if (upcc_residency_last_cached(fd, &st, &end_page))
 		end_page = 0;
-	short_of_eof = end_page && end_page < upcc_residency_file_pages(&st);
+	file_pages = upcc_residency_file_pages(&st);
+	short_of_eof = end_page && end_page < file_pages;
 	if (short_of_eof && upcc_residency_run_start(fd, &st, end_page, &run_start))
 		run_start = 0;
 	/* A file growing (a reader going through it) loses what is behind
@@ -852,7 +853,7 @@ int upcc_inventory_evict(struct upcc_inventory *inv, struct upcc_inventory_entry
 	 */
 	if (!err && result->before_pages == entry->drop_after_pages)
 		run_start = end_page;
-	watch = refault_watch_end(end_page, run_start, upcc_residency_file_pages(&st));
+	watch = refault_watch_end(end_page, run_start, file_pages);
 	if (!err && result->before_pages > result->after_pages) {
 		note_drop(inv, entry, fd, &st, watch, result->before_pages - result->after_pages);
 		entry->drop_after_pages = result->after_pages;
