@@ -250,19 +250,6 @@ static void make_real_tree(struct real_tree *t)
 		(void)*(volatile char *)((char *)t->map + off);
 }
 
-static uint64_t cached_pages_of(const char *path)
-{
-	struct upcc_residency res;
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	assert_true(fd >= 0);
-	assert_int_equal(fstat(fd, &st), 0);
-	assert_int_equal(upcc_residency_fd(fd, &st, &res), 0);
-	close(fd);
-	return res.cached_pages;
-}
-
 static uint64_t cached_pages_of_range(const char *path, uint64_t first, uint64_t count)
 {
 	struct stat st;
@@ -274,6 +261,11 @@ static uint64_t cached_pages_of_range(const char *path, uint64_t first, uint64_t
 	assert_int_equal(upcc_residency_range(fd, &st, first, count, &cached), 0);
 	close(fd);
 	return cached;
+}
+
+static uint64_t cached_pages_of(const char *path)
+{
+	return cached_pages_of_range(path, 0, UINT64_MAX);	/* clamped to the file */
 }
 
 static void test_refresh_and_evict(void **state)
