@@ -94,7 +94,10 @@ unit-valgrind: $(USR_UNIT_BINS) $(BUILD)/upcd $(BUILD)/upcc
 # The main job.  A dry run reads /proc and /sys and writes only under
 # build/run/: on the host it changes nothing.
 USR_RUN_DIR := $(BUILD)/run
-run: $(BUILD)/upcd $(BUILD)/upcc
+# Its build dependencies are installed first, in their own make, so that a
+# parallel make cannot start compiling before the compiler is there.
+run: deps-build
+	$(MAKE) --no-print-directory $(BUILD)/upcd $(BUILD)/upcc
 	@mkdir -p $(USR_RUN_DIR)
 	$(BUILD)/upcd --once --dry-run --state $(CURDIR)/$(USR_RUN_DIR)/state.json \
 		--metrics $(CURDIR)/$(USR_RUN_DIR)/upcc.prom

@@ -1,21 +1,39 @@
 #!/usr/bin/env bash
-# Install, with apt-get, every Debian package that the builds and tests need.
+# Install, with apt-get, the Debian packages that the builds and tests need.
 # Cheap when all are present: apt is only called for what is missing.
+#
+#   install-deps.sh         everything make check needs (the default)
+#   install-deps.sh build   what building upcd and upcc needs, alone (make run)
+#   install-deps.sh SET --list   print the set's packages, install nothing
+#
+# The build set is kept apart so that the main job on a bare machine does
+# not wait for kernel sources, QEMU and lintian; tests/first-run checks that
+# it names every package whose files the build includes.
 set -eu
 cd "$(dirname "$0")/.."
-. kernel/VERSION
-packages=(
-	build-essential bc bison flex libelf-dev libssl-dev python3 python3-ply python3-git rsync cpio kmod
+build_packages=(build-essential libjson-c-dev)
+set_name=${1:-all}
+case "$set_name" in
+build|all) ;;
+*) echo "usage: install-deps.sh [build|all]" >&2; exit 2 ;;
+esac
+packages=("${build_packages[@]}")
+[ "$set_name" = build ] || packages+=(
+	bc bison flex libelf-dev libssl-dev python3 python3-ply python3-git rsync cpio kmod
 	ccache e2fsprogs util-linux busybox-static
 	# the userspace half's older-kernel suite (guest-backends-6.1)
 	linux-source-6.1
-	libcmocka-dev libjson-c-dev valgrind pkg-config clang libclang-rt-14-dev
+	libcmocka-dev valgrind pkg-config clang libclang-rt-14-dev
 	systemd
 	# make install checks, the Debian package, the systemd guest's image
 	bash-completion man-db groff-base dpkg-dev debhelper lintian git mmdebstrap
 	qemu-system-x86 qemu-utils
 	gnuplot-nox
 )
+if [ "${2:-}" = --list ]; then
+	printf '%s\n' "${packages[@]}"
+	exit 0
+fi
 missing=()
 for p in "${packages[@]}"; do
 	name=${p%%=*}
@@ -33,16 +51,19 @@ export DEBIAN_FRONTEND=noninteractive
 updated=0
 # The series' tree: the pinned version while the archive has it, else the
 # archive's newest 6.12 (kernel/scripts/source-version.sh says why).
-have=$(dpkg-query -W -f='${Status} ${Version}' "$package" 2>/dev/null || true)
-case "$have" in
-"install ok installed $version") ;;
-*)
-	apt-get update -q
-	updated=1
-	want=$(kernel/scripts/source-version.sh)
-	[ "$have" = "install ok installed $want" ] || missing+=("$package=$want")
-	;;
-esac
+if [ "$set_name" = all ]; then
+	. kernel/VERSION
+	have=$(dpkg-query -W -f='${Status} ${Version}' "$package" 2>/dev/null || true)
+	case "$have" in
+	"install ok installed $version") ;;
+	*)
+		apt-get update -q
+		updated=1
+		want=$(kernel/scripts/source-version.sh)
+		[ "$have" = "install ok installed $want" ] || missing+=("$package=$want")
+		;;
+	esac
+fi
 if [ ${#missing[@]} -gt 0 ]; then
 	echo "install-deps: installing ${missing[*]}"
 	[ "$updated" -eq 1 ] || apt-get update -q
