@@ -9,7 +9,7 @@
 # DAMON refuses (no DAMOS filters before 6.3); auto reaches the target.
 
 KERNEL_61 := $(BUILD)/kernel/uml-6.1/linux
-GUEST_61_CASES := fadvise-path fadvise-system memcg-root memcg-child dropcache damon auto
+GUEST_61_CASES := fadvise-path fadvise-system memcg-root memcg-child dropcache damon auto memcg-unmaps
 
 CHECK_SUITES += guest-backends-6.1
 .PHONY: kernel-uml-6.1 guest-backends-6.1

@@ -8,7 +8,8 @@
 #   BINDIR   holds upcd, upcc and workload (static builds)
 #   DATADEV  the ext4 data disk (made by run.sh: fill/, hot.map)
 #   CASE     memcg-root memcg-child dropcache damon damon-busy auto
-#            fadvise-path fadvise-system (the default: all of them), or
+#            fadvise-path fadvise-system memcg-unmaps (the default: all of
+#            them), or
 #            the sanity cases that must FAIL,
 #            which show each check can: "none" (nothing acts: the target
 #            check fails), "overreclaim" (memory.reclaim asked for far more
@@ -24,7 +25,7 @@ set -u
 BIN=$1
 DATADEV=$2
 shift 2
-CASES=${*:-memcg-root memcg-child dropcache damon damon-busy auto fadvise-path fadvise-system}
+CASES=${*:-memcg-root memcg-child dropcache damon damon-busy auto fadvise-path fadvise-system memcg-unmaps}
 
 WL=$BIN/workload
 UPCD=$BIN/upcd
@@ -431,6 +432,35 @@ run_overreclaim() {
 	done
 	upcd_rc=0
 }
+# Does memory.reclaim with swappiness=0 unmap mapped file pages?  The
+# mapping is made, touched once, then left idle (its process stopped), as a
+# mapped file a process holds but has not used lately.  fadvise must keep
+# every page (the rule upcd's backends keep); memory.reclaim, asked for
+# more than the guest holds, is expected to take them: cold mapped file
+# folios are reclaimed with may_unmap set (folio_check_references() in
+# mm/vmscan.c), which is why auto never picks memcg (docs/backends.md).
+# The second half is the negative control of the first: the same idle
+# mapping, and a mechanism that does unmap it.
+case_memcg_unmaps() {
+	reset_cache
+	start_maphold
+	kill -STOP "$maphold_pid"
+	"$WL" stream "$MNT/fill" > /dev/null
+	run_upcd --backend=fadvise --scope=path:$MNT --target=0 --trigger=$TRIGGER
+	kept=$("$WL" resident "$MNT/hot.map" | awk 'NR == 2 { print $3 }')
+	pages=$(file_pages "$MNT/hot.map")
+	check "memcg-unmaps: fadvise at target 0 kept the idle mapped file ($kept/$pages pages)" \
+		[ "$kept" = "$pages" ]
+	echo "1G swappiness=0" > /sys/fs/cgroup/memory.reclaim 2>/dev/null ||
+		echo 1G > /sys/fs/cgroup/memory.reclaim 2>/dev/null
+	left=$("$WL" resident "$MNT/hot.map" | awk 'NR == 2 { print $3 }')
+	kill -CONT "$maphold_pid"
+	stop_maphold
+	echo "    memcg-unmaps: memory.reclaim left $left of $pages pages of the idle mapped file"
+	check "memcg-unmaps: memory.reclaim (swappiness=0 where the kernel takes it) unmapped idle mapped pages ($left/$pages left)" \
+		[ "$left" -lt "$pages" ]
+}
+
 case_none() { global_case none run_nothing; }
 case_overreclaim() { global_case overreclaim run_overreclaim; }
 
@@ -446,6 +476,7 @@ for c in $CASES; do
 	auto) case_auto ;;
 	fadvise-path) case_fadvise_path ;;
 	fadvise-system) case_fadvise_system ;;
+	memcg-unmaps) case_memcg_unmaps ;;
 	none) case_none ;;
 	overreclaim) case_overreclaim ;;
 	*) fail "unknown case $c" ;;
