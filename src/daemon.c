@@ -24,6 +24,7 @@
 #include "metrics.h"
 #include "notify.h"
 #include "pace.h"
+#include "resolve.h"
 #include "scoperun.h"
 #include "state.h"
 

@@ -22,7 +22,7 @@
 
 #include "common.h"
 #include "config.h"
-#include "control.h"
+#include "resolve.h"
 #include "json.h"
 #include "files.h"		/* files and evict: src/files.c */
 #include "measure.h"
