@@ -75,21 +75,9 @@ void upcd_run_setup(struct upcc_scope_run *run, const struct upcc_config *config
 static void carry_counters(struct upcc_scope *scope, const struct upcc_scope_run *old_runs,
 			   size_t nr_old)
 {
-	for (size_t i = 0; i < nr_old; i++) {
-		const struct upcc_scope *old = &old_runs[i].scope;
-
-		if (strcmp(old->name, scope->name) != 0)
-			continue;
-		scope->reclaimed_pages_total = old->reclaimed_pages_total;
-		scope->actions_total = old->actions_total;
-		scope->action_errors_total = old->action_errors_total;
-		scope->action_usec_total = old->action_usec_total;
-		scope->refused_steps_total = old->refused_steps_total;
-		scope->phase = old->phase;
-		scope->ticks_total = old->ticks_total;
-		scope->rounds_total = old->rounds_total;
-		scope->tick_rounds_total = old->tick_rounds_total;
-	}
+	for (size_t i = 0; i < nr_old; i++)
+		if (strcmp(old_runs[i].scope.name, scope->name) == 0)
+			scope->counters = old_runs[i].scope.counters;
 }
 
 int upcd_runs_build(const struct upcc_config *config, struct upcd_run_mode mode,
