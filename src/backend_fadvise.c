@@ -25,7 +25,7 @@
 #include "inventory.h"
 #include "pace.h"
 #include "residency.h"
-#include "text.h"
+#include "summary.h"
 #include "walk.h"
 
 /*

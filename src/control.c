@@ -101,7 +101,7 @@ int upcc_control_step(struct upcc_scope_run *run, upcc_sample_fn sample_fn,
 	scope->policy = upcc_policy_resolve(&scope->config, &sample, page_size);
 	report->unmapped_before = sample.unmapped_pages;
 	/* The effective target: the target, raised while the working set
-	 * refaults (wset.h).
+	 * refaults (efftarget.h).
 	 */
 	aim = upcc_control_aim(scope, &sample);
 	step = upcc_decide(&aim, &scope->phase, sample.unmapped_pages);

@@ -106,7 +106,7 @@ int upcc_control_round(struct upcc_scope_run *run, upcc_sample_fn sample_fn,
 
 /*
  * The scope's policy as the control aims it now: the target replaced by
- * the effective target (wset.h, updated from @sample's working set and
+ * the effective target (efftarget.h, updated from @sample's working set and
  * kept in scope->effective_target_pages), the trigger at least that.
  */
 struct upcc_policy upcc_control_aim(struct upcc_scope *scope, const struct upcc_sample *sample);

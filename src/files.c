@@ -22,9 +22,9 @@
 #include "clock.h"
 #include "hooks.h"
 #include "inventory.h"
-#include "json.h"
+#include "jsonstr.h"
 #include "residency.h"
-#include "text.h"
+#include "summary.h"
 #include "walk.h"
 
 #define DEFAULT_TOP	20u

@@ -12,7 +12,7 @@
 #include "size.h"
 #include "clock.h"
 #include "pace.h"
-#include "text.h"
+#include "summary.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -430,11 +430,6 @@ static void add_totals(struct upcc_inventory_totals *totals, const struct upcc_r
 		totals->mapped_pages += res->cached_pages;
 }
 
-/*
- * The working set, per file: pages dropped that are cached again are being
- * read (a stream read past its drop never comes back there), a file in
- * use again while protected stays protected.
- */
 /*
  * A file still being read is dropped only below half of where its cache
  * ends: its reader's read in progress and the readahead it had not

@@ -57,23 +57,23 @@ struct upcc_inventory_entry {
 					 * the tick measures it again */
 };
 
-/* A drop is watched for refaults for this many refreshes; a file a
- * quarter of whose dropped pages came back in them is hot: never evicted
- * for UPCC_INVENTORY_HOT_USEC after its last refault or use.
- */
 /* A refresh counts a file nothing can have grown as last measured
  * (remeasure_known), for at most this many refreshes.
  */
 #define UPCC_INVENTORY_REMEASURE_SCANS	8u
+/* A drop is watched for refaults for this many refreshes; a file a
+ * quarter of whose dropped pages came back in them is hot: never evicted
+ * for UPCC_INVENTORY_HOT_USEC after its last refault or use.
+ */
 #define UPCC_INVENTORY_DROP_WATCH_SCANS	8u
 #define UPCC_INVENTORY_DROP_WATCH_USEC	(10ull * 1000 * 1000)	/* and at most this long */
+#define UPCC_INVENTORY_HOT_USEC		(30ull * 1000 * 1000)
 /* A file still being read is dropped only below half of where its cache
  * ends (its reader and readahead are near the end), and only once it
  * holds twice this many pages (8 MiB).
  */
 #define UPCC_INVENTORY_READAHEAD_PAGES	1024u
-#define UPCC_INVENTORY_HOT_USEC		(30ull * 1000 * 1000)
-/* The working set counts as in use (wset.h) this long after its last use. */
+/* The working set counts as in use (efftarget.h) this long after its last use. */
 #define UPCC_INVENTORY_IN_USE_USEC	(2ull * 1000 * 1000)
 
 /* What one refresh saw, summed over the tree's files, in pages. */
@@ -210,7 +210,7 @@ void upcc_inventory_fini(struct upcc_inventory *inv);
  */
 int upcc_inventory_refresh(struct upcc_inventory *inv);
 
-/* Is @entry protected now (it refaulted, wset.h)? */
+/* Is @entry protected now (it refaulted, efftarget.h)? */
 bool upcc_inventory_entry_hot(const struct upcc_inventory_entry *entry, uint64_t now_usec);
 
 /*

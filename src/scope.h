@@ -15,7 +15,7 @@
 
 #include "policy.h"
 #include "size.h"
-#include "wset.h"
+#include "efftarget.h"
 
 enum upcc_scope_kind {
 	UPCC_SCOPE_SYSTEM,	/* /proc/meminfo */
@@ -37,7 +37,7 @@ struct upcc_sample {
 	uint64_t skipped_depth;		/* directories below the walk's depth cap */
 	uint64_t skipped_raced;		/* entries that changed while walked */
 	uint64_t walk_errors;		/* entries that could not be read */
-	/* Working set (wset.h), where the backend measures it (fadvise). */
+	/* Working set (efftarget.h), where the backend measures it (fadvise). */
 	uint64_t hot_pages;		/* cached pages of files protected: they refaulted */
 	uint64_t refaulted_pages;	/* dropped pages that came back since the last sample */
 	bool hot_in_use;		/* a protected file refaulted or was read again */
@@ -89,7 +89,7 @@ struct upcc_scope {
 		struct upcc_scope_counters { UPCC_SCOPE_COUNTERS } counters;
 		struct { UPCC_SCOPE_COUNTERS };
 	};
-	/* The effective target (wset.h): the target, raised while the
+	/* The effective target (efftarget.h): the target, raised while the
 	 * scope's refaulting working set does not fit in it.
 	 */
 	struct upcc_wset wset;

@@ -23,11 +23,11 @@
 #include "common.h"
 #include "config.h"
 #include "resolve.h"
-#include "json.h"
+#include "jsonstr.h"
 #include "files.h"		/* files and evict: src/files.c */
 #include "measure.h"
 #include "state.h"
-#include "text.h"
+#include "summary.h"
 
 
 #define MAX_STATUS_SCOPES	(UPCC_MAX_SCOPES + 64)
@@ -198,7 +198,7 @@ static void print_daemon_line(const struct upcc_state_header *header, enum daemo
 	}
 }
 
-/* A target the daemon raised for a working set (wset.h) says so, and why. */
+/* A target the daemon raised for a working set (efftarget.h) says so, and why. */
 static void print_effective_targets(const struct status_row *rows,
 				    const struct printable_row *shown, size_t nr_rows,
 				    uint64_t page_size, bool exact)
