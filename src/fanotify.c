@@ -8,6 +8,7 @@
 #endif
 #include "fanotify.h"
 #include "hooks.h"
+#include "mounts.h"
 #include "walk.h"
 
 #include <errno.h>
