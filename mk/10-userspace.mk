@@ -108,7 +108,8 @@ check-stop-200k: $(BUILD)/upcd
 	tests/unit/stop-latency.sh $(BUILD)/upcd 200000
 
 # Fuzz targets (tests/fuzz/): libFuzzer through Debian's clang, with
-# ASan/UBSan, over the config, value, state and /proc parsers.  make check
+# ASan/UBSan, over the config, value, state, /proc and fanotify event
+# parsers.  make check
 # replays each committed corpus and runs FUZZ_RUNS executions from it.
 FUZZ_CC ?= clang
 FUZZ_RUNS ?= 50000
