@@ -109,8 +109,8 @@ check-stop-200k: $(BUILD)/upcd
 
 # Fuzz targets (tests/fuzz/): libFuzzer through Debian's clang, with
 # ASan/UBSan, over the config, value, state, /proc and fanotify event
-# parsers.  make check
-# replays each committed corpus and runs FUZZ_RUNS executions from it.
+# parsers.  make check replays each committed corpus and runs FUZZ_RUNS
+# executions from it.
 FUZZ_CC ?= clang
 FUZZ_RUNS ?= 50000
 FUZZ_CFLAGS := -std=c11 -Wall -Wextra -Werror -O1 -g -D_GNU_SOURCE -Isrc \
