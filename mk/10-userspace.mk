@@ -85,6 +85,7 @@ unit: $(USR_UNIT_BINS) $(USR_UNIT_ASAN_BINS) $(BUILD)/asan/upcd $(BUILD)/asan/up
 	UPCD=$(BUILD)/asan/upcd UPCC=$(BUILD)/asan/upcc UPCD_RELEASE=$(BUILD)/upcd \
 		tests/unit/run.sh plain $(USR_UNIT_BINS) -- asan $(USR_UNIT_ASAN_BINS) \
 		-- script tests/unit/daemon.sh tests/unit/hostile.sh tests/unit/stop-latency.sh \
+		tests/unit/golden.sh \
 		tests/unit/unit-file.sh
 
 unit-valgrind: $(USR_UNIT_BINS) $(BUILD)/upcd $(BUILD)/upcc
