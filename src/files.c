@@ -5,6 +5,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE	/* O_NOATIME, O_PATH, getline, makedev */
 #endif
+#include "coltable.h"
 #include "files.h"
 #include "size.h"
 
@@ -206,23 +207,55 @@ static int compare_rows_desc(const void *a, const void *b)
 	return strcmp(x->path, y->path);
 }
 
+/* upcc files' columns: the table's order; --json has path first. */
+enum { COL_CACHED, COL_SIZE, COL_RES, COL_DIRTY, COL_WRITEBACK, COL_MAPPED, COL_FILE, NR_COLS };
+
+static const struct upcc_column files_columns[NR_COLS] = {
+	[COL_CACHED] = { "CACHED", UPCC_COLUMN_PAGES, .json = "cached_pages" },
+	[COL_SIZE] = { "SIZE", UPCC_COLUMN_PAGES, .json = "file_pages" },
+	[COL_RES] = { "RES%", UPCC_COLUMN_PERCENT, .width = 5 },
+	[COL_DIRTY] = { "DIRTY", UPCC_COLUMN_PAGES, .json = "dirty_pages" },
+	[COL_WRITEBACK] = { "WRITEBACK", UPCC_COLUMN_PAGES, .extra = 1, .json = "writeback_pages" },
+	[COL_MAPPED] = { "MAPPED", UPCC_COLUMN_BOOL, .width = 6, .json = "mapped" },
+	[COL_FILE] = { "FILE", UPCC_COLUMN_TEXT, .escape = true, .gap = 2, .json = "path" },
+};
+
+static const size_t files_json_order[] = {
+	COL_FILE, COL_CACHED, COL_SIZE, COL_DIRTY, COL_WRITEBACK, COL_MAPPED,
+};
+
+/* A file's cells; dirty and writeback "?" where the method cannot tell. */
+static void file_cells(const struct top_files *top, const struct file_row *r,
+		       struct upcc_cell cells[NR_COLS])
+{
+	const char *unknown = top->state_known ? NULL : "?";
+
+	cells[COL_CACHED] = (struct upcc_cell){ r->cached_pages, NULL };
+	cells[COL_SIZE] = (struct upcc_cell){ r->file_pages, NULL };
+	cells[COL_RES] = (struct upcc_cell){ r->file_pages ? r->cached_pages * 100 / r->file_pages : 0,
+					     NULL };
+	cells[COL_DIRTY] = (struct upcc_cell){ r->dirty_pages, unknown };
+	cells[COL_WRITEBACK] = (struct upcc_cell){ r->writeback_pages, unknown };
+	cells[COL_MAPPED] = (struct upcc_cell){ r->mapped, NULL };
+	cells[COL_FILE] = (struct upcc_cell){ 0, r->path };
+}
+
 static void print_files_json(FILE *out, const struct top_files *top, const char *root)
 {
+	struct upcc_coltable table;
+	struct upcc_cell cells[NR_COLS];
+
+	upcc_coltable_init(&table, files_columns, NR_COLS, upcc_page_size(), true);
 	fputs("{\"root\":", out);
 	upcc_json_string(out, root);
 	fprintf(out, ",\"method\":\"%s\",\"page_size\":%" PRIu64 ",\"files\":[",
 		upcc_residency_method_name(upcc_residency_method()), upcc_page_size());
 	for (size_t i = 0; i < top->count; i++) {
-		const struct file_row *r = &top->rows[i];
-
-		fprintf(out, "%s{\"path\":", i ? "," : "");
-		upcc_json_string(out, r->path);
-		fprintf(out, ",\"cached_pages\":%" PRIu64 ",\"file_pages\":%" PRIu64, r->cached_pages,
-			r->file_pages);
-		if (top->state_known)
-			fprintf(out, ",\"dirty_pages\":%" PRIu64 ",\"writeback_pages\":%" PRIu64,
-				r->dirty_pages, r->writeback_pages);
-		fprintf(out, ",\"mapped\":%s}", r->mapped ? "true" : "false");
+		file_cells(top, &top->rows[i], cells);
+		fputs(i ? ",{" : "{", out);
+		upcc_coltable_json(&table, cells, files_json_order,
+				   sizeof(files_json_order) / sizeof(files_json_order[0]), out);
+		fputc('}', out);
 	}
 	fprintf(out, "],\"total\":{\"files\":%" PRIu64 ",\"cached_pages\":%" PRIu64
 		",\"mapped_pages\":%" PRIu64 ",\"dirty_pages\":%" PRIu64
@@ -247,21 +280,14 @@ static void put_path_line(FILE *out, const char *path)
 static void print_files_table(FILE *out, const struct top_files *top, bool exact)
 {
 	const struct upcc_inventory_totals *t = &top->totals;
-	int w = exact ? 13 : 8;
+	struct upcc_coltable table;
+	struct upcc_cell cells[NR_COLS];
 
-	fprintf(out, "%*s %*s %5s %*s %*s %6s  %s\n", w, "CACHED", w, "SIZE", "RES%",
-		w, "DIRTY", w + 1, "WRITEBACK", "MAPPED", "FILE");
+	upcc_coltable_init(&table, files_columns, NR_COLS, upcc_page_size(), exact);
+	upcc_coltable_header(&table, out);
 	for (size_t i = 0; i < top->count; i++) {
-		const struct file_row *r = &top->rows[i];
-		unsigned int pct = r->file_pages ? (unsigned int)(r->cached_pages * 100 / r->file_pages)
-						 : 0;
-
-		fprintf(out, "%*s %*s %4u%% %*s %*s %6s  ", w, SIZE_TEXT(r->cached_pages, exact),
-			w, SIZE_TEXT(r->file_pages, exact), pct,
-			w, top->state_known ? SIZE_TEXT(r->dirty_pages, exact) : "?",
-			w + 1, top->state_known ? SIZE_TEXT(r->writeback_pages, exact) : "?",
-			r->mapped ? "yes" : "no");
-		put_path_line(out, r->path);
+		file_cells(top, &top->rows[i], cells);
+		upcc_coltable_row(&table, cells, out);
 	}
 	fprintf(out, "total: %" PRIu64 " %s, %s cached, %s of it in mapped files, ", t->files,
 		plural(t->files, "file", "files"), SIZE_TEXT(t->cached_pages, exact),
