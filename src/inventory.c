@@ -74,6 +74,14 @@ static struct upcc_fanotify_view fan_view(struct upcc_inventory *inv)
 					    .learn = fan_learn, .known = fan_known, .ctx = inv };
 }
 
+/* fanotify marks the roots' filesystems, or says why not. */
+static void start_learning(struct upcc_inventory *inv)
+{
+	struct upcc_fanotify_view view = fan_view(inv);
+
+	upcc_fanotify_start(&inv->fan, &view);
+}
+
 /* The table, empty, with no roots yet. */
 static int inventory_alloc(struct upcc_inventory *inv, size_t capacity)
 {
@@ -135,7 +143,6 @@ static int add_root(struct upcc_inventory *inv, const char *path, dev_t dev, boo
 int upcc_inventory_init(struct upcc_inventory *inv, const char *root, bool cross_mounts,
 			size_t capacity)
 {
-	struct upcc_fanotify_view view;
 	int err;
 
 	memset(inv, 0, sizeof(*inv));
@@ -155,15 +162,13 @@ int upcc_inventory_init(struct upcc_inventory *inv, const char *root, bool cross
 		upcc_inventory_fini(inv);
 		return err;
 	}
-	view = fan_view(inv);
-	upcc_fanotify_start(&inv->fan, &view);
+	start_learning(inv);
 	return 0;
 }
 
 int upcc_inventory_init_mounts(struct upcc_inventory *inv, const struct upcc_mount_list *mounts,
 			       size_t capacity)
 {
-	struct upcc_fanotify_view view;
 	int err;
 
 	memset(inv, 0, sizeof(*inv));
@@ -179,8 +184,7 @@ int upcc_inventory_init_mounts(struct upcc_inventory *inv, const struct upcc_mou
 		upcc_inventory_fini(inv);
 		return err;
 	}
-	view = fan_view(inv);
-	upcc_fanotify_start(&inv->fan, &view);
+	start_learning(inv);
 	return 0;
 }
 
