@@ -85,6 +85,7 @@ unit: $(USR_UNIT_BINS) $(USR_UNIT_ASAN_BINS) $(BUILD)/asan/upcd $(BUILD)/asan/up
 	UPCD=$(BUILD)/asan/upcd UPCC=$(BUILD)/asan/upcc UPCD_RELEASE=$(BUILD)/upcd \
 		tests/unit/run.sh plain $(USR_UNIT_BINS) -- asan $(USR_UNIT_ASAN_BINS) \
 		-- script tests/unit/daemon.sh tests/unit/hostile.sh tests/unit/stop-latency.sh \
+		tests/unit/golden.sh \
 		tests/unit/unit-file.sh
 
 unit-valgrind: $(USR_UNIT_BINS) $(BUILD)/upcd $(BUILD)/upcc
@@ -111,8 +112,9 @@ check-stop-200k: $(BUILD)/upcd
 	tests/unit/stop-latency.sh $(BUILD)/upcd 200000
 
 # Fuzz targets (tests/fuzz/): libFuzzer through Debian's clang, with
-# ASan/UBSan, over the config, value, state and /proc parsers.  make check
-# replays each committed corpus and runs FUZZ_RUNS executions from it.
+# ASan/UBSan, over the config, value, state, /proc and fanotify event
+# parsers.  make check replays each committed corpus and runs FUZZ_RUNS
+# executions from it.
 FUZZ_CC ?= clang
 FUZZ_RUNS ?= 50000
 FUZZ_CFLAGS := -std=c11 -Wall -Wextra -Werror -O1 -g -D_GNU_SOURCE -Isrc \

@@ -10,7 +10,7 @@
 #include "config.h"
 #include "hooks.h"
 #include "clock.h"
-#include "text.h"
+#include "summary.h"
 
 #include <errno.h>
 #include <fcntl.h>

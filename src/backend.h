@@ -124,8 +124,8 @@ extern const struct upcc_backend_ops *const upcc_backends[];
 
 /*
  * The root the global backends prefix to /sys and /proc paths: "" on a real
- * system; tests set UPCC_SYSFS_ROOT to a fake tree in a temp dir so the
- * write sequences can be checked without touching the kernel.
+ * system; tests set upcc_hooks.sysfs_root (hooks.h) to a fake tree in a temp
+ * dir so the write sequences can be checked without touching the kernel.
  */
 const char *upcc_backend_root(void);
 
@@ -133,8 +133,8 @@ const char *upcc_backend_root(void);
 int upcc_backend_path(char *buf, size_t len, const char *path);
 
 /* Write @value to the file at @path (no O_CREAT: sysfs files exist or the
- * kernel lacks them).  Appends "path value" to $UPCC_BACKEND_LOG if set, so
- * tests see the sequence.  0 or -errno (the kernel's error from write).
+ * kernel lacks them).  Appends "path value" to upcc_hooks.backend_log if
+ * set, so tests see the sequence.  0 or -errno (the kernel's error from write).
  */
 int upcc_backend_write(const char *path, const char *value);
 
@@ -142,7 +142,7 @@ int upcc_backend_write(const char *path, const char *value);
 int upcc_backend_read_line(const char *path, char *buf, size_t len);
 
 /* Kernel release as "major.minor" >= (@major, @minor)?  uname, or
- * $UPCC_KERNEL_RELEASE in tests.
+ * upcc_hooks.kernel_release in tests.
  */
 bool upcc_kernel_at_least(unsigned int major, unsigned int minor);
 

@@ -25,7 +25,7 @@
 #include "inventory.h"
 #include "pace.h"
 #include "residency.h"
-#include "text.h"
+#include "summary.h"
 #include "walk.h"
 
 /*
@@ -155,7 +155,7 @@ static bool fadvise_detail(const struct upcc_backend *backend, size_t index, cha
 	if (!inv || index >= inv->nr_roots)
 		return false;
 	snprintf(line, len, "inventory root %s (%s)", inv->roots[index].path,
-		 upcc_inventory_root_learning(&inv->roots[index]));
+		 upcc_fanotify_root_learning(&inv->roots[index]));
 	return true;
 }
 

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "scope.h"
+#include "values.h"
 
 #define UPCC_DEFAULT_CONFIG_PATH	"/etc/upcc/upcd.conf"
 #define UPCC_DEFAULT_STATE_PATH		"/run/upcc/state.json"
@@ -79,11 +80,7 @@ struct upcc_config_scope *upcc_config_add_scope(struct upcc_config *config,
 int upcc_config_add_scope_spec(struct upcc_config *config, const char *spec,
 			       char *error, size_t error_len);
 
-/* Value parsers shared with the command line.  0 or -EINVAL. */
-int upcc_parse_interval_ms(const char *text, uint64_t *interval_ms);
-int upcc_parse_trigger(const char *text, struct upcc_scope_config *scope_config);
-int upcc_parse_target(const char *text, struct upcc_scope_config *scope_config);
-int upcc_parse_bool(const char *text, bool *value);
+/* The value parsers, shared with the command line, are values.h's. */
 bool upcc_backend_name_valid(const char *name);	/* auto or a backend's name */
 
 #endif /* UPCC_CONFIG_H */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * control.h - one control step for a scope: sample, resolve the scope's
- * config against the sample into a policy, decide (policy.h), act through
- * the backend, account.
+ * control.h - the control of a scope: a step (sample, resolve the config
+ * against it (resolve.h), decide (policy.h), act through the backend,
+ * account), the round of steps, the sampling tick that starts rounds.
  */
 #ifndef UPCC_CONTROL_H
 #define UPCC_CONTROL_H
@@ -12,6 +12,7 @@
 
 #include "backend.h"
 #include "config.h"
+#include "resolve.h"
 #include "scope.h"
 
 /* A scope as the daemon runs it: the scope, and the backend acting on it. */
@@ -48,17 +49,6 @@ struct upcc_step_report {
 	uint64_t requested_pages;
 	struct upcc_action_result result;
 };
-
-/*
- * The scope's policy for @sample: target and trigger resolved to pages
- * (a trigger below the target is raised to it), the step shift as given.
- */
-struct upcc_policy upcc_policy_resolve(const struct upcc_scope_config *scope_config,
-				       const struct upcc_sample *sample, uint64_t page_size);
-
-/* Apply the scope's max_step cap to a step the policy asked for. */
-uint64_t upcc_step_cap(const struct upcc_scope_config *scope_config, uint64_t step,
-		       uint64_t total_pages, uint64_t page_size);
 
 /*
  * Run one step on @run.  Updates run->scope's policy, phase, last sample and
@@ -116,7 +106,7 @@ int upcc_control_round(struct upcc_scope_run *run, upcc_sample_fn sample_fn,
 
 /*
  * The scope's policy as the control aims it now: the target replaced by
- * the effective target (wset.h, updated from @sample's working set and
+ * the effective target (efftarget.h, updated from @sample's working set and
  * kept in scope->effective_target_pages), the trigger at least that.
  */
 struct upcc_policy upcc_control_aim(struct upcc_scope *scope, const struct upcc_sample *sample);

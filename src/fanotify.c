@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fanotify.c - how the inventory learns the files opened since its last
- * walk: a filesystem-wide fanotify mark reporting every close with a file
- * handle (see inventory.h, struct upcc_inventory_fanotify).
+ * fanotify.c - learning the files opened since the last walk; see
+ * fanotify.h.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE	/* open_by_handle_at, struct file_handle */
 #endif
+#include "fanotify.h"
 #include "hooks.h"
-#include "inventory.h"
+#include "mounts.h"
+#include "walk.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,10 +22,8 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
-static void fan_why(struct upcc_inventory *inv, const char *root, const char *what, int err)
+static void fan_why(struct upcc_fanotify *fan, const char *root, const char *what, int err)
 {
-	struct upcc_inventory_fanotify *fan = &inv->fan;
-
 	if (fan->why[0])
 		return;		/* the first reason is the one worth reading */
 	if (err)
@@ -41,11 +41,12 @@ static bool is_mount_point(int dir_fd, const struct stat *st)
 	       (parent.st_dev != st->st_dev || parent.st_ino == st->st_ino);
 }
 
-static const struct upcc_inventory_root *marked_root_of(const struct upcc_inventory *inv, dev_t dev)
+static const struct upcc_fanotify_root *marked_root_of(const struct upcc_fanotify_view *view,
+							dev_t dev)
 {
-	for (size_t i = 0; i < inv->nr_roots; i++)
-		if (inv->roots[i].marked && inv->roots[i].dev == dev)
-			return &inv->roots[i];
+	for (size_t i = 0; i < view->nr_roots; i++)
+		if (view->roots[i].marked && view->roots[i].dev == dev)
+			return &view->roots[i];
 	return NULL;
 }
 
@@ -53,14 +54,14 @@ static const struct upcc_inventory_root *marked_root_of(const struct upcc_invent
  * by the kernel on our behalf; the filesystem-wide mark (4.20+,
  * CAP_SYS_ADMIN) covers files opened anywhere on it.
  */
-static bool fanotify_group(struct upcc_inventory *inv, const char *root)
+static bool fanotify_group(struct upcc_fanotify *fan, const char *root)
 {
-	if (inv->fan.fd >= 0)
+	if (fan->fd >= 0)
 		return true;
-	inv->fan.fd = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_FID | FAN_NONBLOCK | FAN_CLOEXEC,
+	fan->fd = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_FID | FAN_NONBLOCK | FAN_CLOEXEC,
 				    O_RDONLY | O_LARGEFILE);
-	if (inv->fan.fd < 0) {
-		fan_why(inv, root, "fanotify_init", errno);
+	if (fan->fd < 0) {
+		fan_why(fan, root, "fanotify_init", errno);
 		return false;
 	}
 	return true;
@@ -103,8 +104,10 @@ static bool handles_open(int dir_fd, int *err)
  * fixture's may not be; a bind mount of a marked filesystem needs no mark
  * of its own.
  */
-void upcc_fanotify_mark_root(struct upcc_inventory *inv, struct upcc_inventory_root *r)
+void upcc_fanotify_mark_root(struct upcc_fanotify *fan, const struct upcc_fanotify_view *view,
+			     size_t index)
 {
+	struct upcc_fanotify_root *r = &view->roots[index];
 	struct statfs sfs;
 	struct stat st;
 	int err;
@@ -112,27 +115,27 @@ void upcc_fanotify_mark_root(struct upcc_inventory *inv, struct upcc_inventory_r
 	r->mount_fd = open(r->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (r->mount_fd < 0 || fstat(r->mount_fd, &st) < 0 || fstatfs(r->mount_fd, &sfs) < 0 ||
 	    upcc_fs_is_pseudo((int64_t)sfs.f_type) || st.st_dev != r->dev) {
-		fan_why(inv, r->path, "not a directory on a real filesystem", 0);
+		fan_why(fan, r->path, "not a directory on a real filesystem", 0);
 		goto fail;
 	}
 	memcpy(r->fsid, &sfs.f_fsid, sizeof(r->fsid));
-	if (marked_root_of(inv, r->dev)) {
+	if (marked_root_of(view, r->dev)) {
 		r->marked = true;	/* a bind mount of a filesystem marked already */
 		return;
 	}
 	if (!is_mount_point(r->mount_fd, &st)) {
-		fan_why(inv, r->path, "root is not a mount point", 0);
+		fan_why(fan, r->path, "root is not a mount point", 0);
 		goto fail;
 	}
 	if (!handles_open(r->mount_fd, &err)) {
-		fan_why(inv, r->path, "file handles", err);
+		fan_why(fan, r->path, "file handles", err);
 		goto fail;
 	}
-	if (!fanotify_group(inv, r->path))
+	if (!fanotify_group(fan, r->path))
 		goto fail;
-	if (fanotify_mark(inv->fan.fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_CLOSE | FAN_OPEN,
+	if (fanotify_mark(fan->fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_CLOSE | FAN_OPEN,
 			  r->mount_fd, NULL) < 0) {
-		fan_why(inv, r->path, "fanotify_mark", errno);
+		fan_why(fan, r->path, "fanotify_mark", errno);
 		goto fail;
 	}
 	r->marked = true;
@@ -143,25 +146,39 @@ fail:
 	r->mount_fd = -1;
 }
 
-void upcc_fanotify_start(struct upcc_inventory *inv)
+void upcc_fanotify_init(struct upcc_fanotify *fan)
+{
+	fan->fd = -1;
+}
+
+void upcc_fanotify_fini(struct upcc_fanotify *fan)
+{
+	if (fan->fd >= 0)
+		close(fan->fd);
+	fan->fd = -1;
+	free(fan->buffer);
+	fan->buffer = NULL;
+}
+
+void upcc_fanotify_start(struct upcc_fanotify *fan, const struct upcc_fanotify_view *view)
 {
 	bool any = false;
 
-	inv->fan.need_walk = true;
+	fan->need_walk = true;
 	if (upcc_hooks.no_fanotify) {
-		snprintf(inv->fan.why, sizeof(inv->fan.why), "disabled by a test hook");
+		snprintf(fan->why, sizeof(fan->why), "disabled by a test hook");
 		return;
 	}
-	for (size_t i = 0; i < inv->nr_roots; i++) {
-		upcc_fanotify_mark_root(inv, &inv->roots[i]);
-		any |= inv->roots[i].marked;
+	for (size_t i = 0; i < view->nr_roots; i++) {
+		upcc_fanotify_mark_root(fan, view, i);
+		any |= view->roots[i].marked;
 	}
-	if (!any && inv->fan.fd >= 0) {
-		close(inv->fan.fd);
-		inv->fan.fd = -1;
+	if (!any && fan->fd >= 0) {
+		close(fan->fd);
+		fan->fd = -1;
 	}
-	if (!inv->nr_roots)
-		snprintf(inv->fan.why, sizeof(inv->fan.why), "no filesystem to mark");
+	if (!view->nr_roots)
+		snprintf(fan->why, sizeof(fan->why), "no filesystem to mark");
 }
 
 /* Is @path inside @root? */
@@ -175,33 +192,33 @@ static bool in_tree(const char *root, const char *path)
 }
 
 /* Is the file at @path (on @dev) inside a marked root? */
-static bool in_marked_tree(const struct upcc_inventory *inv, dev_t dev, const char *path)
+static bool in_marked_tree(const struct upcc_fanotify_view *view, dev_t dev, const char *path)
 {
-	for (size_t i = 0; i < inv->nr_roots; i++)
-		if (inv->roots[i].marked && inv->roots[i].dev == dev &&
-		    in_tree(inv->roots[i].path, path))
+	for (size_t i = 0; i < view->nr_roots; i++)
+		if (view->roots[i].marked && view->roots[i].dev == dev &&
+		    in_tree(view->roots[i].path, path))
 			return true;
 	return false;
 }
 
 /* The marked root an event's filesystem id names (its handle opens there). */
-static const struct upcc_inventory_root *root_of_fsid(const struct upcc_inventory *inv,
+static const struct upcc_fanotify_root *root_of_fsid(const struct upcc_fanotify_view *view,
 						      const char *fsid)
 {
-	for (size_t i = 0; i < inv->nr_roots; i++)
-		if (inv->roots[i].marked && inv->roots[i].mount_fd >= 0 &&
-		    memcmp(inv->roots[i].fsid, fsid, sizeof(inv->roots[i].fsid)) == 0)
-			return &inv->roots[i];
+	for (size_t i = 0; i < view->nr_roots; i++)
+		if (view->roots[i].marked && view->roots[i].mount_fd >= 0 &&
+		    memcmp(view->roots[i].fsid, fsid, sizeof(view->roots[i].fsid)) == 0)
+			return &view->roots[i];
 	return NULL;
 }
 
 /* One FID record: open the inode O_PATH by handle, prove it is a regular
  * file in our tree, then measure it.
  */
-static void learn_handle(struct upcc_inventory *inv, const char *fsid, const char *raw,
-			 size_t raw_len, uint64_t hash)
+static void learn_handle(struct upcc_fanotify *fan, const struct upcc_fanotify_view *view,
+			 const char *fsid, const char *raw, size_t raw_len, uint64_t hash)
 {
-	const struct upcc_inventory_root *root = root_of_fsid(inv, fsid);
+	const struct upcc_fanotify_root *root = root_of_fsid(view, fsid);
 	union {
 		struct file_handle fh;
 		char bytes[sizeof(struct file_handle) + MAX_HANDLE_SZ];
@@ -225,12 +242,12 @@ static void learn_handle(struct upcc_inventory *inv, const char *fsid, const cha
 	len = readlink(proc_path, path, sizeof(path) - 1);
 	if (len > 0) {
 		path[len] = '\0';
-		if (in_marked_tree(inv, st.st_dev, path) &&
-		    upcc_inventory_learn(inv, fd, &st, path) == 0) {
-			inv->fan.learned++;
-			inv->fan.known[hash % UPCC_FANOTIFY_SEEN_SLOTS].hash = hash;
-			inv->fan.known[hash % UPCC_FANOTIFY_SEEN_SLOTS].dev = st.st_dev;
-			inv->fan.known[hash % UPCC_FANOTIFY_SEEN_SLOTS].ino = st.st_ino;
+		if (in_marked_tree(view, st.st_dev, path) &&
+		    view->learn(view->ctx, fd, &st, path) == 0) {
+			fan->learned++;
+			fan->known[hash % UPCC_FANOTIFY_SEEN_SLOTS].hash = hash;
+			fan->known[hash % UPCC_FANOTIFY_SEEN_SLOTS].dev = st.st_dev;
+			fan->known[hash % UPCC_FANOTIFY_SEEN_SLOTS].ino = st.st_ino;
 		}
 	}
 	close(fd);
@@ -250,7 +267,7 @@ static uint64_t handle_hash(const char *handle, size_t len)
 	return h | 1;		/* 0 marks an empty slot */
 }
 
-static bool seen_recently(struct upcc_inventory_fanotify *fan, uint64_t h)
+static bool seen_recently(struct upcc_fanotify *fan, uint64_t h)
 {
 	if (fan->seen[h % UPCC_FANOTIFY_SEEN_SLOTS] == h)
 		return true;
@@ -259,11 +276,12 @@ static bool seen_recently(struct upcc_inventory_fanotify *fan, uint64_t h)
 }
 
 /* A handle learnt before whose file the table measured this refresh. */
-static bool use_known(struct upcc_inventory *inv, uint64_t h)
+static bool use_known(const struct upcc_fanotify *fan, const struct upcc_fanotify_view *view,
+		      uint64_t h)
 {
-	const struct upcc_fanotify_known *k = &inv->fan.known[h % UPCC_FANOTIFY_SEEN_SLOTS];
+	const struct upcc_fanotify_known *k = &fan->known[h % UPCC_FANOTIFY_SEEN_SLOTS];
 
-	return k->hash == h && upcc_inventory_use_known(inv, k->dev, k->ino);
+	return k->hash == h && view->known(view->ctx, k->dev, k->ino);
 }
 
 /*
@@ -271,16 +289,16 @@ static bool use_known(struct upcc_inventory *inv, uint64_t h)
  * first are misaligned for struct fanotify_event_metadata (its mask is an
  * aligned u64): copy headers out with memcpy instead of casting.
  */
-static void read_event(struct upcc_inventory *inv, const char *event, size_t event_len,
-		       size_t metadata_len, uint64_t mask)
+static void read_event(struct upcc_fanotify *fan, const struct upcc_fanotify_view *view,
+		       const char *event, size_t event_len, size_t metadata_len, uint64_t mask)
 {
 	const char *info = event + metadata_len;
 	const char *end = event + event_len;
 
-	inv->fan.events++;
+	fan->events++;
 	if (mask & FAN_Q_OVERFLOW) {
-		inv->fan.overflows++;
-		inv->fan.need_walk = true;
+		fan->overflows++;
+		fan->need_walk = true;
 		return;
 	}
 	while (info + sizeof(struct fanotify_event_info_header) <= end) {
@@ -299,9 +317,9 @@ static void read_event(struct upcc_inventory *inv, const char *event, size_t eve
 				size_t len = sizeof(fh) + fh.handle_bytes;
 				uint64_t h = handle_hash(info + handle_off, len);
 
-				if (!seen_recently(&inv->fan, h) && !use_known(inv, h))
-					learn_handle(inv, info + offsetof(struct fanotify_event_info_fid,
-									  fsid),
+				if (!seen_recently(fan, h) && !use_known(fan, view, h))
+					learn_handle(fan, view,
+						     info + offsetof(struct fanotify_event_info_fid, fsid),
 						     info + handle_off, len, h);
 			}
 		}
@@ -309,42 +327,46 @@ static void read_event(struct upcc_inventory *inv, const char *event, size_t eve
 	}
 }
 
+void upcc_fanotify_parse(struct upcc_fanotify *fan, const struct upcc_fanotify_view *view,
+			 const char *buf, size_t len, pid_t self, uint64_t *budget)
+{
+	size_t off = 0;
+
+	while (off + sizeof(struct fanotify_event_metadata) <= len) {
+		struct fanotify_event_metadata meta;
+
+		memcpy(&meta, buf + off, sizeof(meta));
+		if (meta.event_len < sizeof(meta) || off + meta.event_len > len ||
+		    meta.vers != FANOTIFY_METADATA_VERSION)
+			break;
+		if (meta.pid != self) {
+			read_event(fan, view, buf + off, meta.event_len, meta.metadata_len,
+				   meta.mask);
+			if (*budget)
+				(*budget)--;
+		}
+		off += meta.event_len;
+	}
+}
+
 /*
  * Read the queued events (the fd is non-blocking).  Our own opens and
  * closes are events too: they are ignored, or measuring a file would queue
  * another event for it forever.  A busy filesystem can outpace us: at most
- * a table's worth of events per refresh; the rest wait for the next one.
+ * @budget events per drain; the rest wait for the next one.
  */
-void upcc_fanotify_drain(struct upcc_inventory *inv)
+void upcc_fanotify_drain(struct upcc_fanotify *fan, const struct upcc_fanotify_view *view,
+			 uint64_t budget)
 {
-	uint64_t budget = 2 * (uint64_t)inv->capacity;
 	pid_t self = getpid();
 	ssize_t len;
-
-	char *buf = inv->fan.buffer;
+	char *buf = fan->buffer;
 
 	if (!buf)
-		buf = inv->fan.buffer = malloc(UPCC_FANOTIFY_BUFFER);
+		buf = fan->buffer = malloc(UPCC_FANOTIFY_BUFFER);
 	if (!buf)
 		return;
-	memset(inv->fan.seen, 0, sizeof(inv->fan.seen));
-	while (budget > 0 && (len = read(inv->fan.fd, buf, UPCC_FANOTIFY_BUFFER)) > 0) {
-		size_t off = 0;
-
-		while (off + sizeof(struct fanotify_event_metadata) <= (size_t)len) {
-			struct fanotify_event_metadata meta;
-
-			memcpy(&meta, buf + off, sizeof(meta));
-			if (meta.event_len < sizeof(meta) || off + meta.event_len > (size_t)len ||
-			    meta.vers != FANOTIFY_METADATA_VERSION)
-				break;
-			if (meta.pid != self) {
-				read_event(inv, buf + off, meta.event_len, meta.metadata_len,
-					   meta.mask);
-				if (budget)
-					budget--;
-			}
-			off += meta.event_len;
-		}
-	}
+	memset(fan->seen, 0, sizeof(fan->seen));
+	while (budget > 0 && (len = read(fan->fd, buf, UPCC_FANOTIFY_BUFFER)) > 0)
+		upcc_fanotify_parse(fan, view, buf, (size_t)len, self, &budget);
 }

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * files.c - the `upcc files` and `upcc evict` commands.
+ * files.c - the `upcc files` command: the files of a tree with the most
+ * page cache.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE	/* O_NOATIME, O_PATH, getline, makedev */
 #endif
+#include "coltable.h"
 #include "files.h"
 #include "size.h"
 
@@ -22,26 +24,19 @@
 #include "clock.h"
 #include "hooks.h"
 #include "inventory.h"
-#include "json.h"
+#include "jsonstr.h"
 #include "residency.h"
-#include "text.h"
+#include "summary.h"
 #include "walk.h"
 
 #define DEFAULT_TOP	20u
 #define MAX_TOP		1000000u
 
-/* Bytes for people (free -h style) or, with --bytes, exact. */
-#define SIZE_TEXT(pages, exact) \
-	upcc_size_text((char[UPCC_SIZE_TEXT_LEN]){ 0 }, UPCC_SIZE_TEXT_LEN, \
-		       upcc_mul_saturating((pages), upcc_page_size()), (exact))
 
-/* "1 file", "2 files". */
-static const char *plural(uint64_t n, const char *one, const char *many)
+const char *upcc_plural(uint64_t n, const char *one, const char *many)
 {
 	return n == 1 ? one : many;
 }
-
-/* ---- upcc files --------------------------------------------------------- */
 
 /*
  * A walk of a big tree takes seconds: on a terminal, stderr shows how far
@@ -78,7 +73,7 @@ static void progress_update(struct progress *p, uint64_t files, uint64_t cached_
 		return;
 	p->next = now + PROGRESS_EVERY_USEC;
 	fprintf(stderr, "\rupcc files: %" PRIu64 " %s, %s cached, %.0f s\033[K", files,
-		plural(files, "file", "files"), SIZE_TEXT(cached_pages, false),
+		upcc_plural(files, "file", "files"), SIZE_TEXT(cached_pages, false),
 		(double)(now - p->start) / 1e6);
 	fflush(stderr);
 	p->shown = true;
@@ -206,23 +201,55 @@ static int compare_rows_desc(const void *a, const void *b)
 	return strcmp(x->path, y->path);
 }
 
+/* upcc files' columns: the table's order; --json has path first. */
+enum { COL_CACHED, COL_SIZE, COL_RES, COL_DIRTY, COL_WRITEBACK, COL_MAPPED, COL_FILE, NR_COLS };
+
+static const struct upcc_column files_columns[NR_COLS] = {
+	[COL_CACHED] = { "CACHED", UPCC_COLUMN_PAGES, .json = "cached_pages" },
+	[COL_SIZE] = { "SIZE", UPCC_COLUMN_PAGES, .json = "file_pages" },
+	[COL_RES] = { "RES%", UPCC_COLUMN_PERCENT, .width = 5 },
+	[COL_DIRTY] = { "DIRTY", UPCC_COLUMN_PAGES, .json = "dirty_pages" },
+	[COL_WRITEBACK] = { "WRITEBACK", UPCC_COLUMN_PAGES, .extra = 1, .json = "writeback_pages" },
+	[COL_MAPPED] = { "MAPPED", UPCC_COLUMN_BOOL, .width = 6, .json = "mapped" },
+	[COL_FILE] = { "FILE", UPCC_COLUMN_TEXT, .escape = true, .gap = 2, .json = "path" },
+};
+
+static const size_t files_json_order[] = {
+	COL_FILE, COL_CACHED, COL_SIZE, COL_DIRTY, COL_WRITEBACK, COL_MAPPED,
+};
+
+/* A file's cells; dirty and writeback "?" where the method cannot tell. */
+static void file_cells(const struct top_files *top, const struct file_row *r,
+		       struct upcc_cell cells[NR_COLS])
+{
+	const char *unknown = top->state_known ? NULL : "?";
+
+	cells[COL_CACHED] = (struct upcc_cell){ r->cached_pages, NULL };
+	cells[COL_SIZE] = (struct upcc_cell){ r->file_pages, NULL };
+	cells[COL_RES] = (struct upcc_cell){ r->file_pages ? r->cached_pages * 100 / r->file_pages : 0,
+					     NULL };
+	cells[COL_DIRTY] = (struct upcc_cell){ r->dirty_pages, unknown };
+	cells[COL_WRITEBACK] = (struct upcc_cell){ r->writeback_pages, unknown };
+	cells[COL_MAPPED] = (struct upcc_cell){ r->mapped, NULL };
+	cells[COL_FILE] = (struct upcc_cell){ 0, r->path };
+}
+
 static void print_files_json(FILE *out, const struct top_files *top, const char *root)
 {
+	struct upcc_coltable table;
+	struct upcc_cell cells[NR_COLS];
+
+	upcc_coltable_init(&table, files_columns, NR_COLS, upcc_page_size(), true);
 	fputs("{\"root\":", out);
 	upcc_json_string(out, root);
 	fprintf(out, ",\"method\":\"%s\",\"page_size\":%" PRIu64 ",\"files\":[",
 		upcc_residency_method_name(upcc_residency_method()), upcc_page_size());
 	for (size_t i = 0; i < top->count; i++) {
-		const struct file_row *r = &top->rows[i];
-
-		fprintf(out, "%s{\"path\":", i ? "," : "");
-		upcc_json_string(out, r->path);
-		fprintf(out, ",\"cached_pages\":%" PRIu64 ",\"file_pages\":%" PRIu64, r->cached_pages,
-			r->file_pages);
-		if (top->state_known)
-			fprintf(out, ",\"dirty_pages\":%" PRIu64 ",\"writeback_pages\":%" PRIu64,
-				r->dirty_pages, r->writeback_pages);
-		fprintf(out, ",\"mapped\":%s}", r->mapped ? "true" : "false");
+		file_cells(top, &top->rows[i], cells);
+		fputs(i ? ",{" : "{", out);
+		upcc_coltable_json(&table, cells, files_json_order,
+				   sizeof(files_json_order) / sizeof(files_json_order[0]), out);
+		fputc('}', out);
 	}
 	fprintf(out, "],\"total\":{\"files\":%" PRIu64 ",\"cached_pages\":%" PRIu64
 		",\"mapped_pages\":%" PRIu64 ",\"dirty_pages\":%" PRIu64
@@ -237,8 +264,7 @@ static void print_files_json(FILE *out, const struct top_files *top, const char 
 		top->totals.walk.errors);
 }
 
-/* A file name as the end of a line of human output: escapes shown, not sent. */
-static void put_path_line(FILE *out, const char *path)
+void upcc_put_path_line(FILE *out, const char *path)
 {
 	upcc_fputs_printable(path, out);
 	fputc('\n', out);
@@ -247,24 +273,17 @@ static void put_path_line(FILE *out, const char *path)
 static void print_files_table(FILE *out, const struct top_files *top, bool exact)
 {
 	const struct upcc_inventory_totals *t = &top->totals;
-	int w = exact ? 13 : 8;
+	struct upcc_coltable table;
+	struct upcc_cell cells[NR_COLS];
 
-	fprintf(out, "%*s %*s %5s %*s %*s %6s  %s\n", w, "CACHED", w, "SIZE", "RES%",
-		w, "DIRTY", w + 1, "WRITEBACK", "MAPPED", "FILE");
+	upcc_coltable_init(&table, files_columns, NR_COLS, upcc_page_size(), exact);
+	upcc_coltable_header(&table, out);
 	for (size_t i = 0; i < top->count; i++) {
-		const struct file_row *r = &top->rows[i];
-		unsigned int pct = r->file_pages ? (unsigned int)(r->cached_pages * 100 / r->file_pages)
-						 : 0;
-
-		fprintf(out, "%*s %*s %4u%% %*s %*s %6s  ", w, SIZE_TEXT(r->cached_pages, exact),
-			w, SIZE_TEXT(r->file_pages, exact), pct,
-			w, top->state_known ? SIZE_TEXT(r->dirty_pages, exact) : "?",
-			w + 1, top->state_known ? SIZE_TEXT(r->writeback_pages, exact) : "?",
-			r->mapped ? "yes" : "no");
-		put_path_line(out, r->path);
+		file_cells(top, &top->rows[i], cells);
+		upcc_coltable_row(&table, cells, out);
 	}
 	fprintf(out, "total: %" PRIu64 " %s, %s cached, %s of it in mapped files, ", t->files,
-		plural(t->files, "file", "files"), SIZE_TEXT(t->cached_pages, exact),
+		upcc_plural(t->files, "file", "files"), SIZE_TEXT(t->cached_pages, exact),
 		SIZE_TEXT(t->mapped_pages, exact));
 	if (top->state_known)
 		fprintf(out, "%s dirty, %s writeback", SIZE_TEXT(t->dirty_pages, exact),
@@ -309,7 +328,7 @@ static int parse_count(const char *text, unsigned int max, unsigned int *value)
 	return 0;
 }
 
-static const char *walk_error(int err)
+const char *upcc_walk_error(int err)
 {
 	switch (err) {
 	case -ELOOP:
@@ -367,7 +386,7 @@ static int run_files(const char *root, unsigned int max, bool json, bool cross_m
 	if (err) {
 		fputs("upcc files: ", stderr);
 		upcc_fputs_printable(root, stderr);
-		fprintf(stderr, ": %s\n", err > 0 ? strerror(-top.error) : walk_error(err));
+		fprintf(stderr, ": %s\n", err > 0 ? strerror(-top.error) : upcc_walk_error(err));
 		free_rows(&top);
 		return UPCC_EXIT_FAILURE;
 	}
@@ -428,235 +447,4 @@ int upcc_files_main(int argc, char **argv)
 		return UPCC_EXIT_USAGE;
 	}
 	return run_files(optind < argc ? argv[optind] : ".", top, json, cross, exact);
-}
-
-/* ---- upcc evict --------------------------------------------------------- */
-
-struct evict_run {
-	struct upcc_mapped_set mapped;
-	bool quiet, dry_run, json, exact;
-	uint64_t listed;		/* rows printed (JSON: objects in "files") */
-	uint64_t files, dropped_pages, skipped_dirty, skipped_mapped, errors;
-	uint64_t skipped_dirty_pages, skipped_mapped_pages;
-};
-
-/*
- * One file's line: what was done, the pages dropped and those cached
- * before, then the path; a JSON object under --json.  Sizes in one unit
- * (or --bytes), columns aligned under the header.
- */
-static void evict_row(struct evict_run *run, const char *action, uint64_t dropped,
-		      uint64_t cached, const char *path)
-{
-	int w = run->exact ? 13 : 10;
-
-	if (run->quiet || !cached)
-		return;
-	if (run->json) {
-		fputs(run->listed ? ",\n{\"path\":" : "\n{\"path\":", stdout);
-		upcc_json_string(stdout, path);
-		fprintf(stdout, ",\"action\":\"%s\",\"dropped_pages\":%" PRIu64
-			",\"dropped_bytes\":%" PRIu64 ",\"cached_pages\":%" PRIu64
-			",\"cached_bytes\":%" PRIu64 "}", action, dropped,
-			upcc_mul_saturating(dropped, upcc_page_size()), cached,
-			upcc_mul_saturating(cached, upcc_page_size()));
-		run->listed++;
-		return;
-	}
-	if (!run->listed++)
-		printf("%-20s %*s %*s  %s\n", "ACTION", w, run->dry_run ? "WOULD_DROP" : "DROPPED",
-		       w, "CACHED", "FILE");
-	printf("%-20s %*s %*s  ", action, w, SIZE_TEXT(dropped, run->exact), w,
-	       SIZE_TEXT(cached, run->exact));
-	put_path_line(stdout, path);
-}
-
-/* JSON action names have no spaces: "skipped_dirty" for "skipped (dirty)". */
-#define ACTION(run, text, key)	((run)->json ? (key) : (text))
-
-/* What evict would do, by the same rules, without doing it. */
-static int dry_run_visit(struct evict_run *run, int fd, const struct stat *st, const char *path)
-{
-	struct upcc_residency res;
-
-	if (upcc_residency_fd(fd, st, &res)) {
-		run->errors++;
-		return 0;
-	}
-	if (upcc_mapped_set_has(&run->mapped, st->st_dev, st->st_ino)) {
-		run->skipped_mapped++;
-		run->skipped_mapped_pages += res.cached_pages;
-		evict_row(run, ACTION(run, "would skip (mapped)", "would_skip_mapped"), 0,
-			  res.cached_pages, path);
-	} else if (!upcc_residency_may_evict(&res, st, (int64_t)time(NULL))) {
-		run->skipped_dirty++;
-		run->skipped_dirty_pages += res.cached_pages;
-		evict_row(run, ACTION(run, "would skip (dirty)", "would_skip_dirty"), 0,
-			  res.cached_pages, path);
-	} else {
-		run->dropped_pages += res.cached_pages;
-		evict_row(run, ACTION(run, "would drop", "would_drop"), res.cached_pages,
-			  res.cached_pages, path);
-	}
-	return 0;
-}
-
-static int evict_visit(void *ctx, int fd, const struct stat *st, const char *path)
-{
-	struct evict_run *run = ctx;
-	struct upcc_evict_result result;
-	int err;
-
-	run->files++;
-	if (run->dry_run)
-		return dry_run_visit(run, fd, st, path);
-	err = upcc_evict_fd(fd, st, &run->mapped, &result);
-	if (err) {
-		run->errors++;
-		fputs("upcc evict: ", stderr);
-		upcc_fputs_printable(path, stderr);
-		fprintf(stderr, ": %s\n", strerror(-err));
-		return 0;
-	}
-	if (result.skipped_mapped) {
-		run->skipped_mapped++;
-		run->skipped_mapped_pages += result.before_pages;
-		evict_row(run, ACTION(run, "skipped (mapped)", "skipped_mapped"), 0,
-			  result.before_pages, path);
-	} else if (result.skipped_dirty) {
-		run->skipped_dirty++;
-		run->skipped_dirty_pages += result.before_pages;
-		evict_row(run, ACTION(run, "skipped (dirty)", "skipped_dirty"), 0,
-			  result.before_pages, path);
-	} else if (result.before_pages) {
-		uint64_t dropped = result.before_pages > result.after_pages
-					   ? result.before_pages - result.after_pages : 0;
-
-		run->dropped_pages += dropped;
-		evict_row(run, "dropped", dropped, result.before_pages, path);
-	}
-	return 0;
-}
-
-static void evict_usage(FILE *out)
-{
-	fputs("usage: upcc evict [--cross-mounts] [--dry-run] [--quiet] [--json] [--bytes] PATH...\n"
-	      "\n"
-	      "Drop the clean page cache of each file under each PATH, like\n"
-	      "`vmtouch -e`, with upcd's rules: files with dirty or writeback pages\n"
-	      "are skipped (dropping would start writeback), files any process maps\n"
-	      "are skipped, symlinks are never followed and only regular files are\n"
-	      "opened.  Reports, per file and in total, what was dropped (measured\n"
-	      "before and after) as sizes (Ki, Mi, Gi: powers of 1024).\n"
-	      "\n"
-	      "  --cross-mounts  descend into other (non-pseudo) filesystems\n"
-	      "  --dry-run       say what would be dropped, drop nothing\n"
-	      "  --quiet         only the summary line (--json: no \"files\" list)\n"
-	      "  --json          one JSON object on stdout (counts in *_pages and *_bytes)\n"
-	      "  --bytes         exact byte counts instead of sizes\n"
-	      "  --help          this text\n"
-	      "\n"
-	      "Exit: 0 done (skipped files are not failures); 1 a PATH or file\n"
-	      "could not be evicted; 2 bad usage (nothing done).\n", out);
-}
-
-static void evict_summary(const struct evict_run *run)
-{
-	uint64_t page = upcc_page_size();
-
-	if (run->json) {
-		fprintf(stdout, "%s],\"total\":{\"files\":%" PRIu64 ",\"dropped_pages\":%" PRIu64
-			",\"dropped_bytes\":%" PRIu64 ",\"skipped_dirty\":%" PRIu64
-			",\"skipped_dirty_pages\":%" PRIu64 ",\"skipped_mapped\":%" PRIu64
-			",\"skipped_mapped_pages\":%" PRIu64 ",\"errors\":%" PRIu64 "}}\n",
-			run->listed ? "\n" : "", run->files, run->dropped_pages,
-			upcc_mul_saturating(run->dropped_pages, page), run->skipped_dirty,
-			run->skipped_dirty_pages, run->skipped_mapped, run->skipped_mapped_pages,
-			run->errors);
-		return;
-	}
-	printf("evict: %" PRIu64 " %s, %s %s; skipped %" PRIu64 " dirty (%s), %" PRIu64
-	       " mapped (%s); %" PRIu64 " %s\n", run->files, plural(run->files, "file", "files"),
-	       SIZE_TEXT(run->dropped_pages, run->exact),
-	       run->dry_run ? "would be dropped (dry run)" : "dropped", run->skipped_dirty,
-	       SIZE_TEXT(run->skipped_dirty_pages, run->exact), run->skipped_mapped,
-	       SIZE_TEXT(run->skipped_mapped_pages, run->exact), run->errors,
-	       plural(run->errors, "error", "errors"));
-}
-
-int upcc_evict_main(int argc, char **argv)
-{
-	static const struct option options[] = {
-		{ "cross-mounts", no_argument, NULL, 'x' },
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "bytes", no_argument, NULL, 'b' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct upcc_walk_options walk_options = { 0 };
-	struct evict_run run;
-	int opt, status = UPCC_EXIT_OK;
-
-	memset(&run, 0, sizeof(run));
-	optind = 0;
-	while ((opt = getopt_long(argc, argv, "xnqh", options, NULL)) != -1) {
-		switch (opt) {
-		case 'x':
-			walk_options.cross_mounts = true;
-			break;
-		case 'n':
-			run.dry_run = true;
-			break;
-		case 'q':
-			run.quiet = true;
-			break;
-		case 'j':
-			run.json = true;
-			break;
-		case 'b':
-			run.exact = true;
-			break;
-		case 'h':
-			evict_usage(stdout);
-			return UPCC_EXIT_OK;
-		default:
-			evict_usage(stderr);
-			return UPCC_EXIT_USAGE;
-		}
-	}
-	if (optind == argc) {
-		fprintf(stderr, "upcc evict: no PATH given\n");
-		evict_usage(stderr);
-		return UPCC_EXIT_USAGE;
-	}
-	if (upcc_mapped_set_load(&run.mapped)) {
-		/* Without the mapped set the mapped-file rule cannot be kept. */
-		fprintf(stderr, "upcc evict: cannot read /proc/*/maps: refusing to evict\n");
-		return UPCC_EXIT_FAILURE;
-	}
-	if (run.mapped.unreadable)
-		fprintf(stderr, "upcc evict: %zu processes' maps unreadable (CAP_SYS_PTRACE?): "
-			"their mapped files are not skipped whole, though their mapped pages "
-			"are never dropped\n", run.mapped.unreadable);
-	if (run.json)
-		printf("{\"dry_run\":%s,\"page_size\":%" PRIu64 ",\"files\":[",
-		       run.dry_run ? "true" : "false", upcc_page_size());
-	for (int i = optind; i < argc; i++) {
-		struct upcc_walk_stats stats;
-		int err = upcc_walk(argv[i], &walk_options, evict_visit, &run, &stats);
-
-		if (err) {
-			fputs("upcc evict: ", stderr);
-			upcc_fputs_printable(argv[i], stderr);
-			fprintf(stderr, ": %s\n", walk_error(err));
-			status = UPCC_EXIT_FAILURE;
-		}
-	}
-	upcc_mapped_set_free(&run.mapped);
-	if (run.errors)
-		status = UPCC_EXIT_FAILURE;
-	evict_summary(&run);
-	return status;
 }

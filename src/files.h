@@ -15,6 +15,27 @@
 
 /* argv[0] is the command name ("files"/"evict"). */
 int upcc_files_main(int argc, char **argv);
-int upcc_evict_main(int argc, char **argv);
+int upcc_evict_main(int argc, char **argv);	/* evictcmd.c */
+
+/* Shared by the two commands. */
+#include <stdint.h>
+#include <stdio.h>
+
+#include "policy.h"
+#include "size.h"
+
+/* Bytes for people (free -h style) or, with --bytes, exact. */
+#define SIZE_TEXT(pages, exact) \
+	upcc_size_text((char[UPCC_SIZE_TEXT_LEN]){ 0 }, UPCC_SIZE_TEXT_LEN, \
+		       upcc_mul_saturating((pages), upcc_page_size()), (exact))
+
+/* "1 file", "2 files". */
+const char *upcc_plural(uint64_t n, const char *one, const char *many);
+
+/* A file name as the end of a line of human output: escapes shown, not sent. */
+void upcc_put_path_line(FILE *out, const char *path);
+
+/* What a walk's error on the root means, for a person. */
+const char *upcc_walk_error(int err);
 
 #endif /* UPCC_FILES_H */

@@ -12,7 +12,7 @@
 #include "size.h"
 #include "clock.h"
 #include "pace.h"
-#include "text.h"
+#include "summary.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -64,6 +64,24 @@ static void rebuild_index(struct upcc_inventory *inv)
 	}
 }
 
+static int fan_learn(void *ctx, int fd, const struct stat *st, const char *path);
+static bool fan_known(void *ctx, dev_t dev, ino_t ino);
+
+/* What fanotify sees of the inventory: the roots, and how to note a file. */
+static struct upcc_fanotify_view fan_view(struct upcc_inventory *inv)
+{
+	return (struct upcc_fanotify_view){ .roots = inv->roots, .nr_roots = inv->nr_roots,
+					    .learn = fan_learn, .known = fan_known, .ctx = inv };
+}
+
+/* fanotify marks the roots' filesystems, or says why not. */
+static void start_learning(struct upcc_inventory *inv)
+{
+	struct upcc_fanotify_view view = fan_view(inv);
+
+	upcc_fanotify_start(&inv->fan, &view);
+}
+
 /* The table, empty, with no roots yet. */
 static int inventory_alloc(struct upcc_inventory *inv, size_t capacity)
 {
@@ -75,7 +93,7 @@ static int inventory_alloc(struct upcc_inventory *inv, size_t capacity)
 	inv->nr_slots = 1;
 	while (inv->nr_slots < 2 * capacity)
 		inv->nr_slots <<= 1;
-	inv->fan.fd = -1;
+	upcc_fanotify_init(&inv->fan);
 	inv->entries = calloc(capacity, sizeof(*inv->entries));
 	inv->slots = calloc(inv->nr_slots, sizeof(*inv->slots));
 	if (!inv->entries || !inv->slots) {
@@ -90,8 +108,8 @@ static int inventory_alloc(struct upcc_inventory *inv, size_t capacity)
  */
 static int add_root(struct upcc_inventory *inv, const char *path, dev_t dev, bool check_dev)
 {
-	struct upcc_inventory_root *roots, *r;
-	char *real = realpath(path, NULL), *listed = NULL;
+	struct upcc_fanotify_root *roots, *r;
+	char *real = realpath(path, NULL), *listed = NULL, **listed_roots;
 	struct stat st;
 
 	if (!real)
@@ -103,17 +121,20 @@ static int add_root(struct upcc_inventory *inv, const char *path, dev_t dev, boo
 	roots = realloc(inv->roots, (inv->nr_roots + 1) * sizeof(*roots));
 	if (roots)
 		inv->roots = roots;
+	listed_roots = realloc(inv->listed, (inv->nr_roots + 1) * sizeof(*listed_roots));
+	if (listed_roots)
+		inv->listed = listed_roots;
 	if (check_dev)
 		listed = strdup(path);
-	if (!roots || (check_dev && !listed)) {
+	if (!roots || !listed_roots || (check_dev && !listed)) {
 		free(real);
 		free(listed);
 		return -ENOMEM;
 	}
+	listed_roots[inv->nr_roots] = listed;
 	r = &roots[inv->nr_roots++];
 	memset(r, 0, sizeof(*r));
 	r->path = real;
-	r->listed = listed;
 	r->dev = st.st_dev;
 	r->mount_fd = -1;
 	return 0;
@@ -141,7 +162,7 @@ int upcc_inventory_init(struct upcc_inventory *inv, const char *root, bool cross
 		upcc_inventory_fini(inv);
 		return err;
 	}
-	upcc_fanotify_start(inv);
+	start_learning(inv);
 	return 0;
 }
 
@@ -163,20 +184,23 @@ int upcc_inventory_init_mounts(struct upcc_inventory *inv, const struct upcc_mou
 		upcc_inventory_fini(inv);
 		return err;
 	}
-	upcc_fanotify_start(inv);
+	start_learning(inv);
 	return 0;
 }
 
 /* Compared as mountinfo lists them: a root's resolved path may differ. */
-static bool same_mount(const struct upcc_inventory_root *r, const struct upcc_mount *m)
+static bool same_mount(const struct upcc_inventory *inv, size_t index, const struct upcc_mount *m)
 {
-	return r->listed && r->dev == m->dev && strcmp(r->listed, m->mount_point) == 0;
+	const char *listed = inv->listed[index];
+
+	return listed && inv->roots[index].dev == m->dev && strcmp(listed, m->mount_point) == 0;
 }
 
-static bool root_listed(const struct upcc_inventory_root *r, const struct upcc_mount_list *mounts)
+static bool root_listed(const struct upcc_inventory *inv, size_t index,
+			const struct upcc_mount_list *mounts)
 {
 	for (size_t i = 0; i < mounts->count; i++)
-		if (same_mount(r, &mounts->mounts[i]))
+		if (same_mount(inv, index, &mounts->mounts[i]))
 			return true;
 	return false;
 }
@@ -184,20 +208,22 @@ static bool root_listed(const struct upcc_inventory_root *r, const struct upcc_m
 static bool mount_known(const struct upcc_inventory *inv, const struct upcc_mount *m)
 {
 	for (size_t i = 0; i < inv->nr_roots; i++)
-		if (same_mount(&inv->roots[i], m))
+		if (same_mount(inv, i, m))
 			return true;
 	return false;
 }
 
 static void remove_root(struct upcc_inventory *inv, size_t index)
 {
-	struct upcc_inventory_root *r = &inv->roots[index];
+	struct upcc_fanotify_root *r = &inv->roots[index];
+	char **listed = &inv->listed[index];
 
 	if (r->mount_fd >= 0)
 		close(r->mount_fd);
 	free(r->path);
-	free(r->listed);
+	free(*listed);
 	memmove(r, r + 1, (inv->nr_roots - index - 1) * sizeof(*r));
+	memmove(listed, listed + 1, (inv->nr_roots - index - 1) * sizeof(*listed));
 	inv->nr_roots--;
 }
 
@@ -218,7 +244,7 @@ static int sync_mount_roots(struct upcc_inventory *inv)
 	if (upcc_mounts_load(&mounts, NULL))
 		return 0;
 	for (size_t i = inv->nr_roots; i-- > 0;) {
-		if (!root_listed(&inv->roots[i], &mounts)) {
+		if (!root_listed(inv, i, &mounts)) {
 			upcc_text_append(inv->roots_changed, sizeof(inv->roots_changed), "%sunmounted %s",
 					 *inv->roots_changed ? "; " : "", inv->roots[i].path);
 			remove_root(inv, i);
@@ -236,11 +262,14 @@ static int sync_mount_roots(struct upcc_inventory *inv)
 			continue;
 		inv->mounts_joined++;
 		inv->fan.need_walk = true;
-		if (!upcc_hooks.no_fanotify)
-			upcc_fanotify_mark_root(inv, &inv->roots[inv->nr_roots - 1]);
+		if (!upcc_hooks.no_fanotify) {
+			struct upcc_fanotify_view view = fan_view(inv);
+
+			upcc_fanotify_mark_root(&inv->fan, &view, inv->nr_roots - 1);
+		}
 		upcc_text_append(inv->roots_changed, sizeof(inv->roots_changed), "%smounted %s (%s)",
 				 *inv->roots_changed ? "; " : "", inv->roots[inv->nr_roots - 1].path,
-				 upcc_inventory_root_learning(&inv->roots[inv->nr_roots - 1]));
+				 upcc_fanotify_root_learning(&inv->roots[inv->nr_roots - 1]));
 	}
 	upcc_mounts_free(&mounts);
 	return err;
@@ -248,16 +277,15 @@ static int sync_mount_roots(struct upcc_inventory *inv)
 
 void upcc_inventory_fini(struct upcc_inventory *inv)
 {
-	if (inv->fan.fd >= 0)
-		close(inv->fan.fd);
-	free(inv->fan.buffer);
+	upcc_fanotify_fini(&inv->fan);
 	for (size_t i = 0; i < inv->nr_roots; i++) {
 		if (inv->roots[i].mount_fd >= 0)
 			close(inv->roots[i].mount_fd);
 		free(inv->roots[i].path);
-		free(inv->roots[i].listed);
+		free(inv->listed[i]);
 	}
 	free(inv->roots);
+	free(inv->listed);
 	for (size_t i = 0; i < inv->count; i++)
 		free(inv->entries[i].path);
 	free(inv->entries);
@@ -431,11 +459,6 @@ static void add_totals(struct upcc_inventory_totals *totals, const struct upcc_r
 }
 
 /*
- * The working set, per file: pages dropped that are cached again are being
- * read (a stream read past its drop never comes back there), a file in
- * use again while protected stays protected.
- */
-/*
  * A file still being read is dropped only below half of where its cache
  * ends: its reader's read in progress and the readahead it had not
  * consumed (several MiB with large reads) are near the end.
@@ -544,14 +567,18 @@ static int measure_and_note(struct upcc_inventory *inv, int fd, const struct sta
 	return 0;
 }
 
-int upcc_inventory_learn(struct upcc_inventory *inv, int fd, const struct stat *st,
-			 const char *path)
+/* fanotify's learn: measure and note a file a close event named. */
+static int fan_learn(void *ctx, int fd, const struct stat *st, const char *path)
 {
-	return measure_and_note(inv, fd, st, path, true);
+	return measure_and_note(ctx, fd, st, path, true);
 }
 
-bool upcc_inventory_use_known(struct upcc_inventory *inv, dev_t dev, ino_t ino)
+/* fanotify's known: an event for (@dev, @ino), known and measured this
+ * refresh, noted as a use.  False: learn it.
+ */
+static bool fan_known(void *ctx, dev_t dev, ino_t ino)
 {
+	struct upcc_inventory *inv = ctx;
 	uint32_t index = inv->slots[slot_of(inv, dev, ino)];
 
 	/* Not measured yet this refresh: the caller learns it (measures it). */
@@ -698,7 +725,7 @@ static bool hot_in_use(const struct upcc_inventory *inv, uint64_t now_usec)
 
 int upcc_inventory_refresh(struct upcc_inventory *inv)
 {
-	struct upcc_inventory_fanotify *fan = &inv->fan;
+	struct upcc_fanotify *fan = &inv->fan;
 	uint64_t start_usec;
 	int err;
 
@@ -723,8 +750,12 @@ int upcc_inventory_refresh(struct upcc_inventory *inv)
 		if (err)
 			return err;
 	}
-	if (fan->fd >= 0)
-		upcc_fanotify_drain(inv);	/* may set need_walk on overflow */
+	if (fan->fd >= 0) {
+		struct upcc_fanotify_view view = fan_view(inv);
+
+		/* may set need_walk on overflow */
+		upcc_fanotify_drain(fan, &view, 2 * (uint64_t)inv->capacity);
+	}
 	/* A table that was full forgot files: only a walk finds them again,
 	 * and only a walk's totals then cover the whole tree.
 	 */
@@ -961,8 +992,11 @@ int upcc_inventory_tick_sample(struct upcc_inventory *inv, struct upcc_sample *s
 	if (!watched && inv->count > UPCC_INVENTORY_TICK_MAX_FILES)
 		return -EOPNOTSUPP;	/* too dear a tick: the interval's rounds only */
 	/* Files opened since: a stream is seen while it is read. */
-	if (watched)
-		upcc_fanotify_drain(inv);
+	if (watched) {
+		struct upcc_fanotify_view view = fan_view(inv);
+
+		upcc_fanotify_drain(&inv->fan, &view, 2 * (uint64_t)inv->capacity);
+	}
 	memset(&totals, 0, sizeof(totals));
 	for (size_t i = 0; i < inv->count; i++) {
 		struct upcc_inventory_entry *e = &inv->entries[i];

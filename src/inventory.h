@@ -24,6 +24,7 @@
 #include <sys/types.h>
 
 #include "evict.h"
+#include "fanotify.h"
 #include "idset.h"
 #include "mapped.h"
 #include "residency.h"
@@ -57,23 +58,23 @@ struct upcc_inventory_entry {
 					 * the tick measures it again */
 };
 
-/* A drop is watched for refaults for this many refreshes; a file a
- * quarter of whose dropped pages came back in them is hot: never evicted
- * for UPCC_INVENTORY_HOT_USEC after its last refault or use.
- */
 /* A refresh counts a file nothing can have grown as last measured
  * (remeasure_known), for at most this many refreshes.
  */
 #define UPCC_INVENTORY_REMEASURE_SCANS	8u
+/* A drop is watched for refaults for this many refreshes; a file a
+ * quarter of whose dropped pages came back in them is hot: never evicted
+ * for UPCC_INVENTORY_HOT_USEC after its last refault or use.
+ */
 #define UPCC_INVENTORY_DROP_WATCH_SCANS	8u
 #define UPCC_INVENTORY_DROP_WATCH_USEC	(10ull * 1000 * 1000)	/* and at most this long */
+#define UPCC_INVENTORY_HOT_USEC		(30ull * 1000 * 1000)
 /* A file still being read is dropped only below half of where its cache
  * ends (its reader and readahead are near the end), and only once it
  * holds twice this many pages (8 MiB).
  */
 #define UPCC_INVENTORY_READAHEAD_PAGES	1024u
-#define UPCC_INVENTORY_HOT_USEC		(30ull * 1000 * 1000)
-/* The working set counts as in use (wset.h) this long after its last use. */
+/* The working set counts as in use (efftarget.h) this long after its last use. */
 #define UPCC_INVENTORY_IN_USE_USEC	(2ull * 1000 * 1000)
 
 /* What one refresh saw, summed over the tree's files, in pages. */
@@ -89,55 +90,6 @@ struct upcc_inventory_totals {
 	uint64_t refaulted_pages;	/* dropped pages found back this refresh */
 	uint64_t hot_files;
 	bool hot_in_use;		/* a hot file refaulted or was used again */
-};
-
-/* One tree the inventory walks: the path scope's root, or one local disk
- * mount of the system scope (walked as its own root, never across mounts).
- */
-struct upcc_inventory_root {
-	char *path;			/* realpath: fanotify events give absolute paths */
-	char *listed;			/* system scope: the mount point as mountinfo has it */
-	dev_t dev;
-	int mount_fd;			/* the root, for open_by_handle_at; -1 */
-	int32_t fsid[2];		/* statfs f_fsid: which root an event's handle is for */
-	bool marked;			/* its filesystem has our fanotify mark */
-};
-
-/* How a root's files are learnt, for logs: "fanotify mark, walk" or "walks only". */
-static inline const char *upcc_inventory_root_learning(const struct upcc_inventory_root *root)
-{
-	return root->marked ? "fanotify mark, walk" : "walks only";
-}
-
-#define UPCC_FANOTIFY_SEEN_SLOTS	1024u
-#define UPCC_FANOTIFY_BUFFER		65536u
-
-/* fanotify learning: a file-system-wide mark on each root's filesystem
- * reports every close with a file handle, so files opened after the first
- * walk are learned without walking again.  fd -1 when unavailable.
- */
-struct upcc_inventory_fanotify {
-	int fd;				/* fanotify group, FAN_REPORT_FID */
-	uint64_t events;		/* close events read */
-	uint64_t learned;		/* of those, files in the tree noted */
-	uint64_t overflows;		/* queue overflows: the next refresh walks */
-	bool need_walk;
-	char why[96];			/* why not (or not for every root) */
-	/* One lookup per file per drain: a small direct-mapped cache of
-	 * handle hashes, cleared per drain (a collision only costs a missed
-	 * duplicate or one skipped event, which the rewalk catches).
-	 */
-	uint64_t seen[UPCC_FANOTIFY_SEEN_SLOTS];
-	/* Handles already learnt (hash -> dev, ino), kept across drains: an
-	 * event for a file the table has measured this refresh is only a use,
-	 * noted without opening it (a hot set re-read sends many).
-	 */
-	struct upcc_fanotify_known {
-		uint64_t hash;
-		dev_t dev;
-		ino_t ino;
-	} known[UPCC_FANOTIFY_SEEN_SLOTS];
-	char *buffer;			/* UPCC_FANOTIFY_BUFFER bytes, for reads */
 };
 
 /* Walk anyway every this many refreshes: a file kept open and read for
@@ -156,7 +108,13 @@ struct upcc_inventory_fanotify {
 
 struct upcc_inventory {
 	char root[PATH_MAX];		/* the path scope's root, or "mounts" */
-	struct upcc_inventory_root *roots;
+	/* The trees walked: the path scope's root, or one root per local
+	 * disk mount of the system scope (walked as its own root, never
+	 * across mounts), each as fanotify marks it.
+	 */
+	struct upcc_fanotify_root *roots;
+	char **listed;			/* system scope: each root's mount point as
+					 * mountinfo has it (else NULLs) */
 	size_t nr_roots;
 	bool from_mounts;		/* roots are the system scope's mounts */
 	uint64_t root_errors;		/* system scope: mounts that failed to walk */
@@ -179,7 +137,7 @@ struct upcc_inventory {
 	bool last_walked_all;		/* the last refresh walked every root whole */
 	struct upcc_mapped_set mapped;
 	struct upcc_inventory_totals last;
-	struct upcc_inventory_fanotify fan;
+	struct upcc_fanotify fan;	/* learning: fanotify.h; fd -1 without */
 	uint64_t walks;			/* refreshes that walked the tree */
 	uint64_t events_at_refresh;	/* fan.events when the last refresh ended */
 	uint64_t hot_used_usec;		/* a hot file last refaulted or was used, monotonic */
@@ -210,7 +168,7 @@ void upcc_inventory_fini(struct upcc_inventory *inv);
  */
 int upcc_inventory_refresh(struct upcc_inventory *inv);
 
-/* Is @entry protected now (it refaulted, wset.h)? */
+/* Is @entry protected now (it refaulted, efftarget.h)? */
 bool upcc_inventory_entry_hot(const struct upcc_inventory_entry *entry, uint64_t now_usec);
 
 /*
@@ -260,19 +218,5 @@ int upcc_path_sample(struct upcc_scope *scope, struct upcc_sample *sample);
  * the tree until it fits again, so its sample is still the walk's.
  */
 int upcc_inventory_sample(const struct upcc_inventory *inv, struct upcc_sample *sample);
-
-/* fanotify.c, for inventory.c: mark every root's filesystem (unless
- * upcc_hooks.no_fanotify), mark one root joined later, read the queued events.
- */
-void upcc_fanotify_start(struct upcc_inventory *inv);
-void upcc_fanotify_mark_root(struct upcc_inventory *inv, struct upcc_inventory_root *r);
-void upcc_fanotify_drain(struct upcc_inventory *inv);
-/* inventory.c, for fanotify.c: measure and note a file a close event named. */
-int upcc_inventory_learn(struct upcc_inventory *inv, int fd, const struct stat *st,
-			 const char *path);
-/* inventory.c, for fanotify.c: an event for (@dev, @ino), known and measured
- * this refresh, noted as a use.  False: learn it.
- */
-bool upcc_inventory_use_known(struct upcc_inventory *inv, dev_t dev, ino_t ino);
 
 #endif /* UPCC_INVENTORY_H */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "log.h"
-#include "text.h"
+#include "summary.h"
 
 static bool log_prefix_priority;
 static bool log_verbose;

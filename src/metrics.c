@@ -6,7 +6,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "atomic.h"
+#include "atomicfile.h"
 #include "metrics.h"
 #include "state.h"
 

@@ -17,7 +17,42 @@
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
 
-#include "walk.h"
+
+/* statfs f_type values (linux/magic.h), spelled out so no header is needed. */
+static const int64_t pseudo_fs_magics[] = {
+	0x9fa0,		/* proc */
+	0x62656572,	/* sysfs */
+	0x01021994,	/* tmpfs (also devtmpfs) */
+	0x858458f6,	/* ramfs */
+	0x1cd1,		/* devpts */
+	0x27e0eb,	/* cgroup */
+	0x63677270,	/* cgroup2 */
+	0x64626720,	/* debugfs */
+	0x74726163,	/* tracefs */
+	0x73636673,	/* securityfs */
+	0xcafe4a11,	/* bpf */
+	0x6165676c,	/* pstore */
+	0x958458f6,	/* hugetlbfs */
+	0x19800202,	/* mqueue */
+	0x6e736673,	/* nsfs */
+	0x65735543,	/* fusectl */
+	0x62656570,	/* configfs */
+	0xde5e81e4,	/* efivarfs */
+	0xf97cff8c,	/* selinuxfs */
+	0x42494e4d,	/* binfmt_misc */
+	0x50495045,	/* pipefs */
+	0x534f434b,	/* sockfs */
+	0x794c7630,	/* overlayfs: its files' cache lives in the layers' inodes, which
+			 * cachestat on the overlay file does not see; walk the layers */
+};
+
+bool upcc_fs_is_pseudo(int64_t f_type)
+{
+	for (size_t i = 0; i < sizeof(pseudo_fs_magics) / sizeof(pseudo_fs_magics[0]); i++)
+		if (pseudo_fs_magics[i] == f_type)
+			return true;
+	return false;
+}
 
 /*
  * Never walked, whatever their source says: pseudo and memory-backed

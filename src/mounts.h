@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /*
@@ -49,5 +50,8 @@ int upcc_mounts_parse(struct upcc_mount_list *list, const char *text);
 int upcc_mounts_load(struct upcc_mount_list *list, const char *path);
 
 void upcc_mounts_free(struct upcc_mount_list *list);
+
+/* Is @f_type (statfs) a pseudo or memory-backed filesystem we never walk? */
+bool upcc_fs_is_pseudo(int64_t f_type);
 
 #endif /* UPCC_MOUNTS_H */

@@ -11,8 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "atomic.h"
-#include "json.h"
+#include "atomicfile.h"
+#include "jsonstr.h"
 #include "state.h"
 #include "stats.h"
 
@@ -50,7 +50,7 @@ void upcc_state_scope_from_run(const struct upcc_scope_run *run, struct upcc_sta
 		 run->backend_ready ? run->backend.why : run->backend_error);
 	out->backend_ready = run->backend_ready;
 	out->reclaiming = scope->phase == UPCC_PHASE_RECLAIMING;
-	/* What the control aims at (wset.h): the target, or raised for the
+	/* What the control aims at (efftarget.h): the target, or raised for the
 	 * working set, and why; before any step, the target.
 	 */
 	if (scope->effective_target_pages) {

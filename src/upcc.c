@@ -22,12 +22,13 @@
 
 #include "common.h"
 #include "config.h"
-#include "control.h"
-#include "json.h"
+#include "coltable.h"
+#include "resolve.h"
+#include "jsonstr.h"
 #include "files.h"		/* files and evict: src/files.c */
 #include "measure.h"
 #include "state.h"
-#include "text.h"
+#include "summary.h"
 
 
 #define MAX_STATUS_SCOPES	(UPCC_MAX_SCOPES + 64)
@@ -198,7 +199,7 @@ static void print_daemon_line(const struct upcc_state_header *header, enum daemo
 	}
 }
 
-/* A target the daemon raised for a working set (wset.h) says so, and why. */
+/* A target the daemon raised for a working set (efftarget.h) says so, and why. */
 static void print_effective_targets(const struct status_row *rows,
 				    const struct printable_row *shown, size_t nr_rows,
 				    uint64_t page_size, bool exact)
@@ -217,46 +218,65 @@ static void print_effective_targets(const struct status_row *rows,
 	}
 }
 
+/* upcc status' columns, after the daemon's line. */
+enum { COL_SCOPE, COL_MEMORY, COL_FILE_LRU, COL_MAPPED, COL_UNMAPPED, COL_DIRTY, COL_TARGET,
+       COL_TRIGGER, COL_BACKEND, COL_RECLAIMED, NR_COLS };
+
+static const struct upcc_column status_columns[NR_COLS] = {
+	[COL_SCOPE] = { "SCOPE", UPCC_COLUMN_TEXT, .width = 16, .left = true },
+	[COL_MEMORY] = { "MEMORY", UPCC_COLUMN_PAGES },
+	[COL_FILE_LRU] = { "FILE_LRU", UPCC_COLUMN_PAGES },
+	[COL_MAPPED] = { "MAPPED", UPCC_COLUMN_PAGES },
+	[COL_UNMAPPED] = { "UNMAPPED", UPCC_COLUMN_PAGES },
+	[COL_DIRTY] = { "DIRTY", UPCC_COLUMN_PAGES },
+	[COL_TARGET] = { "TARGET", UPCC_COLUMN_PAGES },
+	[COL_TRIGGER] = { "TRIGGER", UPCC_COLUMN_PAGES },
+	[COL_BACKEND] = { "BACKEND", UPCC_COLUMN_TEXT, .width = 10, .left = true },
+	[COL_RECLAIMED] = { "RECLAIMED", UPCC_COLUMN_PAGES },
+};
+
+static void status_cells(const struct status_row *row, const struct printable_row *shown,
+			 struct upcc_cell cells[NR_COLS])
+{
+	cells[COL_SCOPE] = (struct upcc_cell){ 0, shown->name };
+	cells[COL_MEMORY] = (struct upcc_cell){ row->sample.total_pages, NULL };
+	cells[COL_FILE_LRU] = (struct upcc_cell){ row->sample.file_lru_pages, NULL };
+	cells[COL_MAPPED] = (struct upcc_cell){ row->sample.mapped_pages, NULL };
+	cells[COL_UNMAPPED] = (struct upcc_cell){ row->sample.unmapped_pages, NULL };
+	cells[COL_DIRTY] = (struct upcc_cell){
+		row->sample.dirty_pages + row->sample.writeback_pages, NULL };
+	cells[COL_TARGET] = (struct upcc_cell){ row->policy.target_pages, NULL };
+	cells[COL_TRIGGER] = (struct upcc_cell){ row->policy.trigger_pages, NULL };
+	cells[COL_BACKEND] = (struct upcc_cell){ 0, shown->backend };
+	cells[COL_RECLAIMED] = row->daemon ?
+		(struct upcc_cell){ row->daemon->reclaimed_pages_total, NULL } :
+		(struct upcc_cell){ 0, "-" };
+}
+
 static void print_table(const struct status_row *rows, size_t nr_rows,
 			const struct upcc_state_header *header, enum daemon_state daemon,
 			const char *state_path, uint64_t page_size, bool exact)
 {
 	static struct printable_row shown[MAX_STATUS_SCOPES];
-	int width = 16, cw = exact ? 13 : 8;
+	struct upcc_cell cells[NR_COLS];
+	struct upcc_coltable table;
 
 	print_daemon_line(header, daemon, state_path);
-
+	upcc_coltable_init(&table, status_columns, NR_COLS, page_size, exact);
 	/* Path and cgroup scope names are long: the column fits the longest. */
 	for (size_t i = 0; i < nr_rows; i++) {
 		printable_row(&rows[i], &shown[i]);
-		if ((int)strlen(shown[i].name) > width)
-			width = (int)strlen(shown[i].name);
+		upcc_coltable_fit(&table, COL_SCOPE, shown[i].name);
 	}
-	printf("%-*s %*s %*s %*s %*s %*s %*s %*s %-10s %*s\n", width, "SCOPE", cw, "MEMORY",
-	       cw, "FILE_LRU", cw, "MAPPED", cw, "UNMAPPED", cw, "DIRTY", cw, "TARGET",
-	       cw, "TRIGGER", "BACKEND", cw, "RECLAIMED");
+	upcc_coltable_header(&table, stdout);
 	for (size_t i = 0; i < nr_rows; i++) {
-		const struct status_row *row = &rows[i];
-		char cells[8][32];
-		uint64_t values[8] = {
-			row->sample.total_pages, row->sample.file_lru_pages, row->sample.mapped_pages,
-			row->sample.unmapped_pages,
-			row->sample.dirty_pages + row->sample.writeback_pages,
-			row->policy.target_pages, row->policy.trigger_pages,
-			row->daemon ? row->daemon->reclaimed_pages_total : 0,
-		};
-
-		if (row->sample_error) {
-			printf("%-*s cannot measure: %s\n", width, shown[i].name,
-			       strerror(-row->sample_error));
+		if (rows[i].sample_error) {
+			printf("%-*s cannot measure: %s\n", table.widths[COL_SCOPE], shown[i].name,
+			       strerror(-rows[i].sample_error));
 			continue;
 		}
-		for (int c = 0; c < 8; c++)
-			human_bytes(cells[c], sizeof(cells[c]), values[c], page_size, exact);
-		printf("%-*s %*s %*s %*s %*s %*s %*s %*s %-10s %*s\n", width, shown[i].name,
-		       cw, cells[0], cw, cells[1], cw, cells[2], cw, cells[3], cw, cells[4],
-		       cw, cells[5], cw, cells[6], shown[i].backend, cw,
-		       row->daemon ? cells[7] : "-");
+		status_cells(&rows[i], &shown[i], cells);
+		upcc_coltable_row(&table, cells, stdout);
 	}
 	for (size_t i = 0; i < nr_rows; i++)
 		if (rows[i].daemon && rows[i].daemon->backend_why[0])

@@ -73,9 +73,6 @@ int upcc_open_regular(int dirfd, const char *name, const struct stat *expect, st
  */
 int upcc_open_regular_path_fd(int path_fd, struct stat *st);
 
-/* Is @f_type (statfs) a pseudo or memory-backed filesystem we never walk? */
-bool upcc_fs_is_pseudo(int64_t f_type);
-
 #include "mounts.h"
 
 #endif /* UPCC_WALK_H */

@@ -7,7 +7,7 @@
 
 #include "config.h"
 #include "size.h"
-#include "text.h"
+#include "summary.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

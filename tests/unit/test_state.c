@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "unit.h"
-#include "atomic.h"
+#include "atomicfile.h"
 #include "state.h"
 
 static const struct upcc_backend_ops memcg_ops = { .name = "memcg" };

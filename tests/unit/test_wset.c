@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* test_wset.c - the effective target (src/wset.c): raised only for a
+/* test_wset.c - the effective target (src/efftarget.c): raised only for a
  * refaulting working set bigger than the target, at most target + that
  * set, decaying back to the target within 30 s once it is not in use.
  */
 #include "unit.h"
-#include "wset.h"
+#include "efftarget.h"
 
 #define SEC	(1000ull * 1000)
 

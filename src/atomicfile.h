@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * atomic.h - the one way upcd writes a file (state, metrics): whole or not
+ * atomicfile.h - the one way upcd writes a file (state, metrics): whole or not
  * at all, and never through a name another user could have taken first.
  */
-#ifndef UPCC_ATOMIC_H
-#define UPCC_ATOMIC_H
+#ifndef UPCC_ATOMICFILE_H
+#define UPCC_ATOMICFILE_H
 
 #include <stddef.h>
 #include <stdio.h>
@@ -12,7 +12,7 @@
 /*
  * Write @data to @path so that a reader sees the old file or the whole new
  * one, never a part: a temporary file in the same directory, then rename.
- * Not fsynced: the report files are rewritten every round (atomic.c).
+ * Not fsynced: the report files are rewritten every round (atomicfile.c).
  */
 int upcc_atomic_write(const char *path, const char *data, size_t len);
 
@@ -22,4 +22,4 @@ int upcc_atomic_write(const char *path, const char *data, size_t len);
 int upcc_atomic_write_formatted(const char *path, int (*format)(FILE *out, void *ctx),
 				void *ctx);
 
-#endif /* UPCC_ATOMIC_H */
+#endif /* UPCC_ATOMICFILE_H */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * atomic.c - atomic file writes; see atomic.h.
+ * atomicfile.c - atomic file writes; see atomicfile.h.
  */
-#include "atomic.h"
+#include "atomicfile.h"
 
 #include <errno.h>
 #include <fcntl.h>

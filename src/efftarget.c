@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * wset.c - the effective target; see wset.h.
+ * efftarget.c - the effective target; see efftarget.h.
  */
-#include "wset.h"
+#include "efftarget.h"
 
 static uint64_t decayed(const struct upcc_wset *w, uint64_t now_usec)
 {

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * text.h - bounded human summaries (a backend's `why`, what changed in an
+ * summary.h - bounded human summaries (a backend's `why`, what changed in an
  * inventory): appended to in pieces, never overrun, and marked when cut.
  */
-#ifndef UPCC_TEXT_H
-#define UPCC_TEXT_H
+#ifndef UPCC_SUMMARY_H
+#define UPCC_SUMMARY_H
 
 #include <stddef.h>
 #include <stdio.h>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * text.c - bounded human summaries (see text.h).
+ * summary.c - bounded human summaries (see summary.h).
  */
-#include "text.h"
+#include "summary.h"
 
 #include <stdarg.h>
 #include <stdbool.h>

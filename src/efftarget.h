@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * wset.h - the effective target: what the control aims at when the scope's
+ * efftarget.h - the effective target: what the control aims at when the scope's
  * working set does not fit in its target.
  *
  * A file whose pages upcd dropped and which came back (inventory.c measures
@@ -17,8 +17,8 @@
  * to nothing within UPCC_WSET_DECAY_USEC.  Pure arithmetic over what the
  * caller measured, so the tests drive it with a fake clock.
  */
-#ifndef UPCC_WSET_H
-#define UPCC_WSET_H
+#ifndef UPCC_EFFTARGET_H
+#define UPCC_EFFTARGET_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -49,4 +49,4 @@ uint64_t upcc_wset_update(struct upcc_wset *w, uint64_t target_pages, uint64_t h
  */
 const char *upcc_wset_reason(const struct upcc_wset *w);
 
-#endif /* UPCC_WSET_H */
+#endif /* UPCC_EFFTARGET_H */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * json.c - JSON output helpers; see json.h.
+ * jsonstr.c - the one JSON string escaper; see jsonstr.h.
  */
-#include "json.h"
+#include "jsonstr.h"
 
 void upcc_json_string(FILE *out, const char *text)
 {

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fanotify.h - learning the files opened since the last walk: a
+ * filesystem-wide fanotify mark on each root's filesystem reports every
+ * close with a file handle.  It knows roots and two callbacks, nothing of
+ * who keeps the files (the inventory, inventory.h).
+ */
+#ifndef UPCC_FANOTIFY_H
+#define UPCC_FANOTIFY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#define UPCC_FANOTIFY_SEEN_SLOTS	1024u
+#define UPCC_FANOTIFY_BUFFER		65536u
+
+/* One tree whose files are learnt: the path scope's root, or one local
+ * disk mount of the system scope.
+ */
+struct upcc_fanotify_root {
+	char *path;			/* realpath: fanotify events give absolute paths */
+	dev_t dev;
+	int mount_fd;			/* the root, for open_by_handle_at; -1 */
+	int32_t fsid[2];		/* statfs f_fsid: which root an event's handle is for */
+	bool marked;			/* its filesystem has our fanotify mark */
+};
+
+/* How a root's files are learnt, for logs: "fanotify mark, walk" or "walks only". */
+static inline const char *upcc_fanotify_root_learning(const struct upcc_fanotify_root *root)
+{
+	return root->marked ? "fanotify mark, walk" : "walks only";
+}
+
+/* What fanotify works on: the roots, and what to do with a file an event
+ * names.
+ */
+struct upcc_fanotify_view {
+	struct upcc_fanotify_root *roots;
+	size_t nr_roots;
+	/* Measure and keep a regular file a close event named, in a marked
+	 * root: 0 if kept (then it counts as learnt).
+	 */
+	int (*learn)(void *ctx, int fd, const struct stat *st, const char *path);
+	/* (@dev, @ino), learnt before, is known and measured now: note a
+	 * use and return true; false: it is learnt again.
+	 */
+	bool (*known)(void *ctx, dev_t dev, ino_t ino);
+	void *ctx;
+};
+
+/* fd -1 when unavailable. */
+struct upcc_fanotify {
+	int fd;				/* fanotify group, FAN_REPORT_FID */
+	uint64_t events;		/* close events read */
+	uint64_t learned;		/* of those, files in the tree noted */
+	uint64_t overflows;		/* queue overflows: the next refresh walks */
+	bool need_walk;
+	char why[96];			/* why not (or not for every root) */
+	/* One lookup per file per drain: a small direct-mapped cache of
+	 * handle hashes, cleared per drain (a collision only costs a missed
+	 * duplicate or one skipped event, which the rewalk catches).
+	 */
+	uint64_t seen[UPCC_FANOTIFY_SEEN_SLOTS];
+	/* Handles already learnt (hash -> dev, ino), kept across drains: an
+	 * event for a file measured this refresh is only a use, noted
+	 * without opening it (a hot set re-read sends many).
+	 */
+	struct upcc_fanotify_known {
+		uint64_t hash;
+		dev_t dev;
+		ino_t ino;
+	} known[UPCC_FANOTIFY_SEEN_SLOTS];
+	char *buffer;			/* UPCC_FANOTIFY_BUFFER bytes, for reads */
+};
+
+/* No group yet (fd -1); upcc_fanotify_fini is then safe. */
+void upcc_fanotify_init(struct upcc_fanotify *fan);
+void upcc_fanotify_fini(struct upcc_fanotify *fan);
+
+/* Mark every root's filesystem (unless upcc_hooks.no_fanotify). */
+void upcc_fanotify_start(struct upcc_fanotify *fan, const struct upcc_fanotify_view *view);
+
+/* Mark view->roots[@index], a root joined later. */
+void upcc_fanotify_mark_root(struct upcc_fanotify *fan, const struct upcc_fanotify_view *view,
+			     size_t index);
+
+/* Read the queued events: at most @budget of them (others' events), the
+ * rest wait for the next drain.
+ */
+void upcc_fanotify_drain(struct upcc_fanotify *fan, const struct upcc_fanotify_view *view,
+			 uint64_t budget);
+
+/*
+ * The parser under upcc_fanotify_drain, for one read's @len bytes: every
+ * whole event not from @self is counted, an overflow sets need_walk, each
+ * FID record's handle is looked up (known) or learnt; *@budget drops by
+ * one an event.  Truncated or malformed records end the buffer.
+ */
+void upcc_fanotify_parse(struct upcc_fanotify *fan, const struct upcc_fanotify_view *view,
+			 const char *buf, size_t len, pid_t self, uint64_t *budget);
+
+#endif /* UPCC_FANOTIFY_H */

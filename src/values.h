@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * values.h - the values a setting takes, parsed: a boolean, an interval,
+ * a target, a trigger; for the config file and the command line alike.
+ */
+#ifndef UPCC_VALUES_H
+#define UPCC_VALUES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "scope.h"
+
+/* 0 or -EINVAL. */
+int upcc_parse_interval_ms(const char *text, uint64_t *interval_ms);
+int upcc_parse_trigger(const char *text, struct upcc_scope_config *scope_config);
+int upcc_parse_target(const char *text, struct upcc_scope_config *scope_config);
+int upcc_parse_bool(const char *text, bool *value);
+
+#endif /* UPCC_VALUES_H */
