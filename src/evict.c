@@ -139,6 +139,26 @@ int upcc_evict_fd_limit(int fd, const struct stat *st, const struct upcc_mapped_
 	return 0;
 }
 
+int upcc_evict_fd_ranges(int fd, const struct stat *st, const struct upcc_mapped_set *mapped,
+			 struct upcc_ranges *ranges, uint64_t limit_pages, uint64_t now_usec,
+			 struct upcc_evict_result *result)
+{
+	struct upcc_residency res;
+	uint64_t dropped;
+	int err;
+
+	err = evict_begin(fd, st, mapped, &res, result);
+	if (err <= 0)
+		return err;
+	err = upcc_ranges_evict(ranges, fd, st, limit_pages, now_usec, &dropped);
+	if (!err && dropped)
+		err = upcc_residency_fd(fd, st, &res);
+	if (err)
+		return err;
+	result->after_pages = res.cached_pages;
+	return 0;
+}
+
 int upcc_evict_fd(int fd, const struct stat *st, const struct upcc_mapped_set *mapped,
 		  struct upcc_evict_result *result)
 {

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "mapped.h"
+#include "ranges.h"
 
 /* What dropping one file's cache did. */
 struct upcc_evict_result {
@@ -40,5 +41,12 @@ int upcc_evict_fd_limit(int fd, const struct stat *st, const struct upcc_mapped_
  */
 int upcc_evict_fd_head(int fd, const struct stat *st, const struct upcc_mapped_set *mapped,
 		       uint64_t limit_pages, uint64_t end_page, struct upcc_evict_result *result);
+
+/* The same rules for a large file in use: only its ranges that may go
+ * (ranges.h) are dropped, until @limit_pages are gone (0 = all of them).
+ */
+int upcc_evict_fd_ranges(int fd, const struct stat *st, const struct upcc_mapped_set *mapped,
+			 struct upcc_ranges *ranges, uint64_t limit_pages, uint64_t now_usec,
+			 struct upcc_evict_result *result);
 
 #endif /* UPCC_EVICT_H */

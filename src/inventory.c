@@ -286,8 +286,10 @@ void upcc_inventory_fini(struct upcc_inventory *inv)
 	}
 	free(inv->roots);
 	free(inv->listed);
-	for (size_t i = 0; i < inv->count; i++)
+	for (size_t i = 0; i < inv->count; i++) {
 		free(inv->entries[i].path);
+		upcc_ranges_free(inv->entries[i].ranges);
+	}
 	free(inv->entries);
 	free(inv->slots);
 	upcc_mapped_set_free(&inv->mapped);
@@ -312,6 +314,8 @@ static void shed_smallest_half(struct upcc_inventory *inv)
 	for (size_t i = keep; i < inv->count; i++) {
 		free(inv->entries[i].path);
 		inv->entries[i].path = NULL;
+		upcc_ranges_free(inv->entries[i].ranges);
+		inv->entries[i].ranges = NULL;
 	}
 	inv->dropped_full += inv->count - keep;
 	inv->dropped_since_walk += inv->count - keep;
@@ -402,6 +406,24 @@ bool upcc_inventory_entry_hot(const struct upcc_inventory_entry *entry, uint64_t
 	return entry->hot_until_usec > now_usec;
 }
 
+/*
+ * What of a hot file, @cached pages now, is the working set: all of it,
+ * or for a file judged by ranges only its hot ranges (none before they
+ * were judged: its first drops find them).
+ */
+static uint64_t entry_hot_pages(const struct upcc_inventory_entry *e, uint64_t cached,
+				uint64_t now_usec)
+{
+	uint64_t hot;
+
+	if (!upcc_inventory_entry_hot(e, now_usec))
+		return 0;
+	if (!upcc_ranges_apply(e->file_pages))
+		return cached;
+	hot = e->ranges ? upcc_ranges_hot_pages(e->ranges, now_usec) : 0;
+	return hot < cached ? hot : cached;
+}
+
 bool upcc_inventory_note_refault(struct upcc_inventory *inv, struct upcc_inventory_entry *e,
 				 uint64_t back_pages, uint64_t now_usec)
 {
@@ -439,6 +461,7 @@ static void drop_stale(struct upcc_inventory *inv)
 
 		if (e->seen_scan != inv->scan || (!e->cached_pages && !keep_empty)) {
 			free(e->path);
+			upcc_ranges_free(e->ranges);
 			continue;
 		}
 		inv->entries[kept++] = *e;
@@ -497,12 +520,14 @@ static void check_working_set(struct upcc_inventory *inv, struct upcc_inventory_
 						    cached - e->drop_left_pages : 0, now);
 	if (!upcc_inventory_entry_hot(e, now))
 		return;
-	if (touched || e->cached_pages > cached_before) {
+	/* Its ranges' refaults are its use, as the whole file's are. */
+	if (touched || e->cached_pages > cached_before ||
+	    (e->ranges && upcc_ranges_watch(e->ranges, fd, st, now))) {
 		e->hot_until_usec = now + UPCC_INVENTORY_HOT_USEC;
 		inv->last.hot_in_use = true;
 		inv->hot_used_usec = now;
 	}
-	inv->last.hot_pages += e->cached_pages;
+	inv->last.hot_pages += entry_hot_pages(e, e->cached_pages, now);
 	inv->last.hot_files++;
 }
 
@@ -639,7 +664,7 @@ static void note_unchanged(struct upcc_inventory *inv, struct upcc_inventory_ent
 	e->seen_scan = inv->scan;
 	e->active = false;
 	if (upcc_inventory_entry_hot(e, upcc_monotonic_usec())) {
-		inv->last.hot_pages += e->cached_pages;
+		inv->last.hot_pages += entry_hot_pages(e, e->cached_pages, upcc_monotonic_usec());
 		inv->last.hot_files++;
 	}
 }
@@ -807,6 +832,8 @@ size_t upcc_inventory_coldest(struct upcc_inventory *inv, struct upcc_inventory_
 	uint64_t now = upcc_monotonic_usec();
 	size_t n = 0;
 
+	size_t cold;
+
 	for (size_t i = 0; i < inv->count && n < max; i++) {
 		struct upcc_inventory_entry *e = &inv->entries[i];
 
@@ -815,6 +842,16 @@ size_t upcc_inventory_coldest(struct upcc_inventory *inv, struct upcc_inventory_
 			order[n++] = e;
 	}
 	qsort(order, n, sizeof(*order), compare_coldest);
+	/* ... except, last, the cold ranges of a large one (ranges.h). */
+	cold = n;
+	for (size_t i = 0; i < inv->count && n < max; i++) {
+		struct upcc_inventory_entry *e = &inv->entries[i];
+
+		if (e->cached_pages && !e->mapped && upcc_inventory_entry_hot(e, now) &&
+		    upcc_ranges_apply(e->file_pages))
+			order[n++] = e;
+	}
+	qsort(order + cold, n - cold, sizeof(*order), compare_coldest);
 	return n;
 }
 
@@ -840,6 +877,24 @@ static void note_drop(struct upcc_inventory *inv, struct upcc_inventory_entry *e
 	e->drop_scan = inv->scan;
 }
 
+/* A hot large file loses only its ranges that may go (ranges.h). */
+static int evict_ranges(struct upcc_inventory *inv, struct upcc_inventory_entry *entry, int fd,
+			const struct stat *st, uint64_t limit_pages, struct upcc_evict_result *result)
+{
+	struct upcc_ranges *ranges = upcc_ranges_resize(entry->ranges,
+							upcc_residency_file_pages(st));
+	int err;
+
+	if (!ranges)
+		return -ENOMEM;
+	entry->ranges = ranges;
+	err = upcc_evict_fd_ranges(fd, st, &inv->mapped, ranges, limit_pages,
+				   upcc_monotonic_usec(), result);
+	if (!err)
+		entry->cached_pages = result->after_pages;
+	return err;
+}
+
 int upcc_inventory_evict(struct upcc_inventory *inv, struct upcc_inventory_entry *entry,
 			 uint64_t limit_pages, struct upcc_evict_result *result)
 {
@@ -854,6 +909,12 @@ int upcc_inventory_evict(struct upcc_inventory *inv, struct upcc_inventory_entry
 	fd = upcc_open_regular(AT_FDCWD, entry->path, &expect, &st);
 	if (fd < 0)
 		return fd;
+	if (upcc_inventory_entry_hot(entry, upcc_monotonic_usec()) &&
+	    upcc_ranges_apply(upcc_residency_file_pages(&st))) {
+		err = evict_ranges(inv, entry, fd, &st, limit_pages, result);
+		close(fd);
+		return err;
+	}
 	/* Where the cache ends before the drop, and where the run of pages
 	 * ending there begins: a sequential reader is in that run or past it.
 	 */
@@ -1009,8 +1070,7 @@ int upcc_inventory_tick_sample(struct upcc_inventory *inv, struct upcc_sample *s
 			res.cached_pages = e->cached_pages;
 			res.dirty_pages = res.writeback_pages = 0;
 			add_totals(&totals, &res, e->mapped);
-			if (upcc_inventory_entry_hot(e, now))
-				totals.hot_pages += e->cached_pages;
+			totals.hot_pages += entry_hot_pages(e, e->cached_pages, now);
 			continue;
 		}
 		active++;
@@ -1021,8 +1081,7 @@ int upcc_inventory_tick_sample(struct upcc_inventory *inv, struct upcc_sample *s
 			continue;	/* gone: the next refresh forgets it */
 		if (!upcc_residency_fd(fd, &st, &res)) {
 			add_totals(&totals, &res, e->mapped);
-			if (upcc_inventory_entry_hot(e, now))
-				totals.hot_pages += res.cached_pages;
+			totals.hot_pages += entry_hot_pages(e, res.cached_pages, now);
 		}
 		close(fd);
 	}

@@ -56,6 +56,10 @@ struct upcc_inventory_entry {
 	uint64_t drop_usec;		/* when it was dropped, monotonic */
 	bool active;			/* grew at the last refresh, or an event since:
 					 * the tick measures it again */
+	/* A large file in use is judged range by range (ranges.h): its
+	 * ranges' state, made at its first drop while hot; NULL before.
+	 */
+	struct upcc_ranges *ranges;
 };
 
 /* A refresh counts a file nothing can have grown as last measured
@@ -193,13 +197,15 @@ int upcc_inventory_note(struct upcc_inventory *inv, dev_t dev, ino_t ino, const 
 			const struct upcc_residency *res, int64_t atime_sec, bool mapped);
 
 /* Fill @order with up to @max pointers to evictable (cached, unmapped,
- * not hot) entries, coldest first.  Returns how many.
+ * not hot) entries, coldest first, then the hot files large enough to be
+ * judged by ranges (their cold ranges go last).  Returns how many.
  */
 size_t upcc_inventory_coldest(struct upcc_inventory *inv, struct upcc_inventory_entry **order,
 			      size_t max);
 
 /* Reopen @entry by its path (same dev/ino, never a special file) and evict
- * up to @limit_pages of it (0 = all).
+ * up to @limit_pages of it (0 = all): of a hot large file, only the ranges
+ * that may go (ranges.h).
  */
 int upcc_inventory_evict(struct upcc_inventory *inv, struct upcc_inventory_entry *entry,
 			 uint64_t limit_pages, struct upcc_evict_result *result);

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ranges.h - the cold ranges of one large file in use.
+ *
+ * A file whose dropped pages came back is the working set, and the
+ * inventory stops dropping it whole.  But a large file read at random (a
+ * database's relation file, a VM image, an index) is in use only in
+ * places: most of its cache can be pages read once.  Kept whole, it holds
+ * the scope far above target plus what is really re-read; dropped whole,
+ * it costs its reader the hot part.  So such a file is judged range by
+ * range, as the inventory judges files:
+ *
+ *  - a range whose cache did not grow between two looks may be dropped,
+ *    the least cached first (a range read a little at random is used less
+ *    than one cached whole), the later in the file first on a tie;
+ *  - a dropped range a quarter of whose pages come back within
+ *    UPCC_RANGE_WATCH_USEC is hot: kept for UPCC_RANGE_HOT_USEC, twice
+ *    that each time it proves hot again (up to 8x), so a working set is
+ *    probed less and less often;
+ *  - the file's working set is the cache of its hot ranges only.
+ *
+ * The caller keeps the mapped and dirty rules (evict.c); this file only
+ * measures ranges, drops them with POSIX_FADV_DONTNEED and keeps their state.
+ */
+#ifndef UPCC_RANGES_H
+#define UPCC_RANGES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#define UPCC_RANGE_PAGES	512u		/* 2 MiB of 4 KiB pages */
+#define UPCC_RANGES_MIN_PAGES	(16u * UPCC_RANGE_PAGES)	/* files of 32 MiB and more */
+#define UPCC_RANGE_WATCH_USEC	(10ull * 1000 * 1000)
+#define UPCC_RANGE_HOT_USEC	(30ull * 1000 * 1000)
+#define UPCC_RANGE_HOT_MAX_SHIFT 3u
+
+struct upcc_range {
+	uint64_t drop_usec;		/* when it was last dropped, monotonic */
+	uint64_t hot_until_usec;	/* kept until then */
+	uint16_t cached;		/* at the last look */
+	uint16_t dropped;		/* what that drop took, watched; 0 = none */
+	uint16_t left;			/* cached right after it */
+	uint8_t hot_level;		/* times it proved hot, capped */
+	bool seen;			/* looked at once: growth can be judged */
+};
+
+struct upcc_ranges {
+	uint64_t nr;
+	struct upcc_range range[];
+};
+
+/* Is a file of @file_pages judged by ranges once it is in use? */
+bool upcc_ranges_apply(uint64_t file_pages);
+
+/* The ranges' state for a file of @file_pages, kept over a change of size.
+ * NULL on ENOMEM (the old state is then still valid).
+ */
+struct upcc_ranges *upcc_ranges_resize(struct upcc_ranges *ranges, uint64_t file_pages);
+void upcc_ranges_free(struct upcc_ranges *ranges);
+
+/*
+ * Judge the dropped ranges of the file on @fd whose watch runs: a quarter
+ * back makes a range hot; a watch that ran out is ended.  Returns the
+ * pages found back in ranges that proved hot (0: none, or an error).
+ */
+uint64_t upcc_ranges_watch(struct upcc_ranges *ranges, int fd, const struct stat *st,
+			   uint64_t now_usec);
+
+/*
+ * Look at every range of the file on @fd, then drop the ranges that may go
+ * (above) until @limit_pages are gone (0: every such range).  *dropped gets
+ * the pages the drops took.  0 or -errno.
+ */
+int upcc_ranges_evict(struct upcc_ranges *ranges, int fd, const struct stat *st,
+		      uint64_t limit_pages, uint64_t now_usec, uint64_t *dropped);
+
+/* The cached pages of the ranges hot at @now_usec, as last looked at. */
+uint64_t upcc_ranges_hot_pages(const struct upcc_ranges *ranges, uint64_t now_usec);
+
+#endif /* UPCC_RANGES_H */

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_ranges.c - the cold ranges of a large file in use (ranges.h), on a
+ * real file: every count is the kernel's (cachestat, or mincore), every
+ * drop a real POSIX_FADV_DONTNEED; only the clock is the test's.
+ */
+#include "ua_helpers.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "hooks.h"
+#include "ranges.h"
+#include "residency.h"
+
+#define NR_RANGES 8u
+#define SEC (1000ull * 1000)
+/* A DONTNEED passes over a folio someone holds a reference to for a
+ * moment (a per-CPU LRU batch on the other CPU, valgrind's own reads):
+ * a dropped range may keep a few pages.
+ */
+#define DROP_SLACK 8u
+
+static char tmpdir[PATH_MAX];
+static char path[PATH_MAX + 16];
+
+static int setup(void **state)
+{
+	(void)state;
+	upcc_hooks.residency = NULL;
+	if (!ua_mkdtemp(tmpdir, sizeof(tmpdir)))
+		return -1;
+	snprintf(path, sizeof(path), "%s/large", tmpdir);
+	return ua_cached_file(path, NR_RANGES * UPCC_RANGE_PAGES, 1);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	ua_rm_rf(tmpdir);
+	return 0;
+}
+
+struct file {
+	int fd;
+	struct stat st;
+	struct upcc_ranges *ranges;
+};
+
+/* Open the test's file, all of it cached again, with fresh range state. */
+static void open_cached(struct file *f)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char buf[4096];
+
+	assert_int_equal(page, 4096);	/* UPCC_RANGE_PAGES is 2 MiB of them */
+	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(f->fd >= 0);
+	assert_int_equal(fstat(f->fd, &f->st), 0);
+	for (off_t off = 0; pread(f->fd, buf, sizeof(buf), off) > 0; off += (off_t)sizeof(buf))
+		;
+	f->ranges = upcc_ranges_resize(NULL, upcc_residency_file_pages(&f->st));
+	assert_non_null(f->ranges);
+	assert_int_equal(f->ranges->nr, NR_RANGES);
+}
+
+static void close_file(struct file *f)
+{
+	upcc_ranges_free(f->ranges);
+	close(f->fd);
+}
+
+static uint64_t cached_in(struct file *f, uint64_t index)
+{
+	uint64_t cached;
+
+	assert_int_equal(upcc_residency_range(f->fd, &f->st, index * UPCC_RANGE_PAGES,
+					      UPCC_RANGE_PAGES, &cached), 0);
+	return cached;
+}
+
+/* A reader re-reading @pages pages of range @index, without readahead
+ * spilling into the next range.
+ */
+static void reread(struct file *f, uint64_t index, uint64_t pages)
+{
+	char buf[4096];
+
+	assert_int_equal(posix_fadvise(f->fd, 0, 0, POSIX_FADV_RANDOM), 0);
+	for (uint64_t p = 0; p < pages; p++)
+		assert_int_equal(pread(f->fd, buf, sizeof(buf),
+				       (off_t)((index * UPCC_RANGE_PAGES + p) * sizeof(buf))),
+				 (ssize_t)sizeof(buf));
+	assert_int_equal(posix_fadvise(f->fd, 0, 0, POSIX_FADV_NORMAL), 0);
+}
+
+/* Leave range @index holding its first @pages pages only.  The range is
+ * dropped whole and read back page by page: ext4 caches in large folios,
+ * which a DONTNEED of part of one does not drop (find_lock_entries()
+ * passes over a folio that straddles the range), and a folio is never
+ * larger than the 2 MiB ranges nor crosses their boundaries.
+ */
+static void leave_pages(struct file *f, uint64_t index, uint64_t pages)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	assert_int_equal(posix_fadvise(f->fd, (off_t)(index * UPCC_RANGE_PAGES * page),
+				       (off_t)(UPCC_RANGE_PAGES * page), POSIX_FADV_DONTNEED), 0);
+	assert_true(cached_in(f, index) <= DROP_SLACK);
+	reread(f, index, pages);
+}
+
+static uint64_t evict(struct file *f, uint64_t limit, uint64_t now)
+{
+	uint64_t dropped;
+
+	assert_int_equal(upcc_ranges_evict(f->ranges, f->fd, &f->st, limit, now, &dropped), 0);
+	return dropped;
+}
+
+static void test_only_large_files(void **state)
+{
+	(void)state;
+	assert_false(upcc_ranges_apply(UPCC_RANGES_MIN_PAGES - 1));
+	assert_true(upcc_ranges_apply(UPCC_RANGES_MIN_PAGES));
+}
+
+/* Growth is judged between two looks: the first one drops nothing, the
+ * second drops every range that did not grow.
+ */
+static void test_first_look_only_looks(void **state)
+{
+	struct file f;
+
+	(void)state;
+	open_cached(&f);
+	assert_int_equal(evict(&f, 0, 100 * SEC), 0);
+	for (uint64_t i = 0; i < NR_RANGES; i++)
+		assert_true(cached_in(&f, i) >= UPCC_RANGE_PAGES - HOST_RECLAIM_SLACK);
+	assert_true(evict(&f, 0, 101 * SEC) >= NR_RANGES * (UPCC_RANGE_PAGES - HOST_RECLAIM_SLACK));
+	for (uint64_t i = 0; i < NR_RANGES; i++)
+		assert_true(cached_in(&f, i) <= DROP_SLACK);
+	close_file(&f);
+}
+
+/* A range read again since the last look is in use: kept. */
+static void test_grown_range_kept(void **state)
+{
+	struct file f;
+
+	(void)state;
+	open_cached(&f);
+	leave_pages(&f, 3, 256);
+	assert_int_equal(evict(&f, 0, 100 * SEC), 0);
+	reread(&f, 3, UPCC_RANGE_PAGES);
+	evict(&f, 0, 101 * SEC);
+	assert_true(cached_in(&f, 3) >= UPCC_RANGE_PAGES - HOST_RECLAIM_SLACK);
+	assert_true(cached_in(&f, 2) <= DROP_SLACK);
+	assert_true(cached_in(&f, 4) <= DROP_SLACK);
+	close_file(&f);
+}
+
+/*
+ * Dropped, then a quarter or more back within the watch: hot, kept, and
+ * counted as the working set; then for twice as long the next time.  A
+ * range with less back is not; neither is one whose pages come back only
+ * after its watch ran out.
+ */
+static void test_refaulted_range_is_hot(void **state)
+{
+	struct file f;
+	uint64_t t = 100 * SEC, t5;
+
+	(void)state;
+	open_cached(&f);
+	evict(&f, 0, t);
+	evict(&f, 0, t + SEC);			/* every range dropped */
+	assert_int_equal(upcc_ranges_hot_pages(f.ranges, t + SEC), 0);
+	reread(&f, 1, UPCC_RANGE_PAGES / 2);	/* half back: hot */
+	reread(&f, 5, UPCC_RANGE_PAGES / 8);	/* an eighth: not */
+	assert_true(upcc_ranges_watch(f.ranges, f.fd, &f.st, t + 2 * SEC) >=
+		    UPCC_RANGE_PAGES / 2 - HOST_RECLAIM_SLACK);
+	assert_true(upcc_ranges_hot_pages(f.ranges, t + 2 * SEC) >=
+		    UPCC_RANGE_PAGES / 2 - HOST_RECLAIM_SLACK);
+	assert_true(f.ranges->range[1].hot_until_usec == t + 2 * SEC + UPCC_RANGE_HOT_USEC);
+	assert_int_equal(f.ranges->range[5].hot_until_usec, 0);
+
+	/* Range 5 is still watched (its watch runs): neither may go. */
+	evict(&f, 0, t + 3 * SEC);
+	assert_true(cached_in(&f, 5) >= UPCC_RANGE_PAGES / 8 - HOST_RECLAIM_SLACK);
+	/* Its watch over, it may, and range 1, hot, still may not. */
+	t5 = t + SEC + UPCC_RANGE_WATCH_USEC;
+	evict(&f, 0, t5);
+	assert_true(cached_in(&f, 1) >= UPCC_RANGE_PAGES / 2 - HOST_RECLAIM_SLACK);
+	assert_true(cached_in(&f, 5) <= DROP_SLACK);
+
+	/* Range 5's second drop: nothing back within its watch, then a re-read. */
+	assert_int_equal(upcc_ranges_watch(f.ranges, f.fd, &f.st, t5 + SEC), 0);
+	assert_int_equal(upcc_ranges_watch(f.ranges, f.fd, &f.st, t5 + UPCC_RANGE_WATCH_USEC), 0);
+	reread(&f, 5, UPCC_RANGE_PAGES);
+	assert_int_equal(upcc_ranges_watch(f.ranges, f.fd, &f.st,
+					   t5 + UPCC_RANGE_WATCH_USEC + SEC), 0);
+	assert_int_equal(f.ranges->range[5].hot_until_usec, 0);
+
+	/* Range 1 after its protection: dropped, back again, hot for 2x. */
+	t += 2 * SEC + UPCC_RANGE_HOT_USEC;
+	evict(&f, 0, t);
+	assert_true(cached_in(&f, 1) <= DROP_SLACK);
+	reread(&f, 1, UPCC_RANGE_PAGES);
+	assert_true(upcc_ranges_watch(f.ranges, f.fd, &f.st, t + SEC) > 0);
+	assert_true(f.ranges->range[1].hot_until_usec == t + SEC + 2 * UPCC_RANGE_HOT_USEC);
+	close_file(&f);
+}
+
+/* A limit stops the drops, the least cached range first. */
+static void test_least_cached_first(void **state)
+{
+	struct file f;
+
+	(void)state;
+	open_cached(&f);
+	/* Range 6 holds 64 pages, range 2 holds 128, the others are full. */
+	leave_pages(&f, 6, 64);
+	leave_pages(&f, 2, 128);
+	evict(&f, 0, 100 * SEC);
+	assert_true(evict(&f, 1, 101 * SEC) >= 64 - HOST_RECLAIM_SLACK);
+	assert_true(cached_in(&f, 6) <= DROP_SLACK);
+	assert_true(cached_in(&f, 2) >= 128 - HOST_RECLAIM_SLACK);
+	evict(&f, 1, 102 * SEC);
+	assert_true(cached_in(&f, 2) <= DROP_SLACK);
+	/* On a tie (full ranges), the later in the file first. */
+	evict(&f, 1, 103 * SEC);
+	assert_true(cached_in(&f, 7) <= DROP_SLACK);
+	assert_true(cached_in(&f, 5) >= UPCC_RANGE_PAGES - HOST_RECLAIM_SLACK);
+	close_file(&f);
+}
+
+/* The state follows the file's size and keeps what it knew. */
+static void test_resize_keeps_state(void **state)
+{
+	struct upcc_ranges *r = upcc_ranges_resize(NULL, 3 * UPCC_RANGE_PAGES);
+
+	(void)state;
+	assert_non_null(r);
+	assert_int_equal(r->nr, 3);
+	r->range[2].hot_level = 2;
+	r = upcc_ranges_resize(r, 5 * UPCC_RANGE_PAGES + 1);
+	assert_non_null(r);
+	assert_int_equal(r->nr, 6);
+	assert_int_equal(r->range[2].hot_level, 2);
+	assert_false(r->range[5].seen);
+	upcc_ranges_free(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_only_large_files),
+		cmocka_unit_test(test_first_look_only_looks),
+		cmocka_unit_test(test_grown_range_kept),
+		cmocka_unit_test(test_refaulted_range_is_hot),
+		cmocka_unit_test(test_least_cached_first),
+		cmocka_unit_test(test_resize_keeps_state),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
