@@ -1364,10 +1364,63 @@ static void print_lru_state(const char *name)
 	printf("\n");
 }
 
+/*
+ * The hot set run's samples of the unmapped count, kept for the peak check:
+ * one every SAMPLE_INTERVAL_MS; past the array's end the last is overwritten
+ * (the run is stopped by --seconds, so that does not happen).
+ */
+#define MAX_HOT_SAMPLES 4096
+static uint64_t hot_samples[MAX_HOT_SAMPLES];
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The value that @pct percent of the @n samples are at or under (sorts them) */
+static uint64_t percentile(uint64_t *v, size_t n, unsigned int pct)
+{
+	size_t i;
+
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_u64);
+	i = (n * pct + 99) / 100;
+	return v[i ? i - 1 : 0];
+}
+
+/*
+ * How far over the wake limit the cache went (checked with --peak-factor).  The largest sample is a race
+ * between the reader and kswapd, and on a host with other work a kswapd that
+ * does not get the CPU for a few hundred ms lets a full-speed stream
+ * (845 MiB/s in UML) run 40% past it while the control is doing its job.
+ * So the check is on the samples' 95th percentile: a control that does not
+ * bound the cache is over the limit most of the run (off_hotset: 5.9 x in UML), one
+ * that is late now and then is not.  The largest sample is reported.
+ */
+static void check_hot_peak(const struct extra_opts *o, const struct bound *b,
+			   size_t nr_samples, uint64_t peak)
+{
+	uint64_t p95 = percentile(hot_samples, nr_samples, 95);
+	char name[160];
+
+	printf("INFO %s: 95th percentile %.2f x, largest sample %" PRIu64
+	       " pages = %.2f x wake limit %" PRIu64 " (the largest reported, not checked)\n",
+	       o->name, (double)p95 / b->trigger, peak, (double)peak / b->trigger, b->trigger);
+	if (o->peak_factor <= 0)
+		return;
+	snprintf(name, sizeof(name), "%s_peak_within_limit", o->name);
+	report_timing(nr_samples >= 10 && p95 <= o->peak_factor * b->trigger, name,
+		      "95th percentile of %zu samples %" PRIu64 " pages <= %.2f x wake limit %"
+		      PRIu64, nr_samples, p95, o->peak_factor, b->trigger);
+}
 
 static int cmd_hotset(const struct extra_opts *o)
 {
 	uint64_t hits = 0, total = 0, peak = 0, pages = o->mib * 256, bytes = 0;
+	size_t nr_samples = 0;
 	uint64_t before[NR_HOT_COUNTERS], after[NR_HOT_COUNTERS];
 	int64_t back_ms;
 	struct upcc_cachestat cs;
@@ -1408,6 +1461,9 @@ static int cmd_hotset(const struct extra_opts *o)
 			take_sample(&s, t0);
 			if (s.unmapped > peak)
 				peak = s.unmapped;
+			hot_samples[nr_samples] = s.unmapped;
+			if (nr_samples < MAX_HOT_SAMPLES - 1)
+				nr_samples++;
 			next_sample += SAMPLE_INTERVAL_MS;
 		}
 		if (t >= next_hot) {
@@ -1445,12 +1501,7 @@ static int cmd_hotset(const struct extra_opts *o)
 		       "hit ratio %.3f >= %.2f over %d re-reads",
 		       total ? (double)hits / total : 0.0, o->expect_hit, rounds);
 	}
-	if (o->peak_factor > 0) {
-		snprintf(name, sizeof(name), "%s_peak_within_limit", o->name);
-		report_timing(peak <= o->peak_factor * b.trigger, name,
-		       "peak %" PRIu64 " pages <= %.2f x wake limit %" PRIu64,
-		       peak, o->peak_factor, b.trigger);
-	}
+	check_hot_peak(o, &b, nr_samples, peak);
 	vm_counters(after);
 	printf("INFO %s:", o->name);
 	for (i = 0; i < (int)NR_HOT_COUNTERS; i++)
