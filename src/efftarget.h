@@ -3,7 +3,7 @@
  * efftarget.h - the effective target: what the control aims at when the scope's
  * working set does not fit in its target.
  *
- * A file whose pages upcd dropped and which came back (inventory.c measures
+ * A file whose pages upcd dropped and which came back (invrefresh.c measures
  * the dropped range again) is being read: it is protected for a while, and
  * its cached pages are the scope's measured refaulting set.  Evicting it
  * again would only make its reader read it back (thrashing, as senpai and

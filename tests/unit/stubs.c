@@ -3,7 +3,7 @@
  * stubs.c - weak stand-ins for the acting half's functions, linked ONLY into
  * unit tests (never into build/upcd or build/upcc), so that measure.c's path
  * dispatch is testable without a tree of cached files.  A strong definition
- * from src/inventory.c, when an archive member pulls it in, wins.
+ * from src/invsample.c, when an archive member pulls it in, wins.
  */
 #include <errno.h>
 #include <string.h>
