@@ -6,7 +6,7 @@
 WSETLOAD := $(BENCH_BUILD)/wsetload
 WSET_BEFORE ?= bd14bb0
 
-.PHONY: bench-wset bench-wset-before
+.PHONY: bench-wset bench-wset-before bench-wset-w5
 $(WSETLOAD): bench/wset/wsetload.c src/cachestat.h
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -o $@ bench/wset/wsetload.c
@@ -19,5 +19,10 @@ $(BUILD)/before/upcd:
 
 bench-wset-before: $(BUILD)/before/upcd
 
-bench-wset: $(WSETLOAD) $(BUILD)/upcd $(BUILD)/before/upcd
+# W1-W4's hot set and stream, then W5 (PostgreSQL, bench/wset/w5.sh).
+bench-wset: $(WSETLOAD) $(BUILD)/upcd $(BUILD)/before/upcd $(BUILD)/upcc
 	bench/wset/run.sh $(BUILD)/before/upcd $(BUILD)/upcd
+	bench/wset/w5.sh $(BUILD)/before/upcd $(BUILD)/upcd
+
+bench-wset-w5: $(WSETLOAD) $(BUILD)/upcd $(BUILD)/before/upcd $(BUILD)/upcc
+	bench/wset/w5.sh $(BUILD)/before/upcd $(BUILD)/upcd

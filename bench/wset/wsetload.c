@@ -7,10 +7,12 @@
  *       still cached: prints "hit_ratio R" (pages found / pages read,
  *       the first, cold pass left out)
  *   wsetload stream DIR SECONDS MIB_PER_S  read DIR's files in turn, over
- *       and over, at that rate: prints "streamed_bytes N"
+ *       and over, at that rate: prints "streamed_bytes N" and
+ *       "device_read_bytes M" (its own reads that went to the disk, from
+ *       /proc/self/io: W5 takes them out of the loop device's count)
  *   wsetload monitor DIR SECONDS TARGET_MIB  every 20 ms, the cached pages of
- *       every file below DIR (two levels): prints "peak_over_target_mib X"
- *       and "cached_end_mib Y"
+ *       every file below DIR (LIST_DEPTH levels): prints
+ *       "peak_over_target_mib X", "cached_end_mib Y" and "cached_mean_mib Z"
  *   wsetload evict DIR                      drop DIR's files' clean cache
  *
  * Its own cachestat, not upcd's residency code: the daemon is not measured
@@ -23,13 +25,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../../src/cachestat.h"
 
-#define MAX_FILES	1024
+/* A PostgreSQL data directory (W5) holds ~1,000 files in base/OID/. */
+#define MAX_FILES	16384
+#define LIST_DEPTH	8
 #define CHUNK		(1u << 20)
 
 static char *files[MAX_FILES];
@@ -130,11 +135,29 @@ static int hot(double seconds, double period)
 	return 0;
 }
 
+/* The bytes this process has had read from storage (readahead included):
+ * /proc/self/io's read_bytes, 0 where task I/O accounting is off.
+ */
+static uint64_t self_read_bytes(void)
+{
+	unsigned long long v = 0;
+	char line[128];
+	FILE *f = fopen("/proc/self/io", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "read_bytes: %llu", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
 static int stream(double seconds, double mib_per_s)
 {
 	static char buf[CHUNK];
 	double start = now_s(), end = start + seconds;
-	uint64_t streamed = 0;
+	uint64_t streamed = 0, read0 = self_read_bytes();
 
 	for (size_t i = 0; now_s() < end; i = (i + 1) % nr_files) {
 		int fd = open(files[i], O_RDONLY);
@@ -151,7 +174,8 @@ static int stream(double seconds, double mib_per_s)
 		}
 		close(fd);
 	}
-	printf("streamed_bytes %llu\n", (unsigned long long)streamed);
+	printf("streamed_bytes %llu\ndevice_read_bytes %llu\n", (unsigned long long)streamed,
+	       (unsigned long long)(self_read_bytes() - read0));
 	return 0;
 }
 
@@ -174,18 +198,28 @@ static uint64_t total_cached(void)
 static int monitor(double seconds, double target_mib)
 {
 	double page_mib = (double)sysconf(_SC_PAGESIZE) / 1048576.0, peak = 0, end = now_s() + seconds;
-	uint64_t cached = 0;
+	double sum = 0;
+	uint64_t cached = 0, samples = 0;
+	struct rlimit rl;
 
+	/* Every file stays open: raise the soft limit as far as the hard one. */
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < nr_files + 16) {
+		rl.rlim_cur = rl.rlim_max < nr_files + 16 ? rl.rlim_max : nr_files + 16;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
 	for (size_t i = 0; i < nr_files; i++)
 		fds[i] = open(files[i], O_RDONLY | O_NOATIME);
 	while (now_s() < end) {
 		cached = total_cached();
+		sum += (double)cached * page_mib;
+		samples++;
 		if ((double)cached * page_mib > peak)
 			peak = (double)cached * page_mib;
 		sleep_s(0.02);
 	}
-	printf("peak_over_target_mib %.1f\ncached_end_mib %.1f\n",
-	       peak > target_mib ? peak - target_mib : 0.0, (double)cached * page_mib);
+	printf("peak_over_target_mib %.1f\ncached_end_mib %.1f\ncached_mean_mib %.1f\n",
+	       peak > target_mib ? peak - target_mib : 0.0, (double)cached * page_mib,
+	       samples ? sum / (double)samples : 0.0);
 	return 0;
 }
 
@@ -209,7 +243,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: wsetload hot|stream|monitor|evict DIR [ARGS]\n");
 		return 2;
 	}
-	list(argv[2], strcmp(argv[1], "hot") && strcmp(argv[1], "stream") ? 2 : 1);
+	list(argv[2], strcmp(argv[1], "hot") && strcmp(argv[1], "stream") ? LIST_DEPTH : 1);
 	if (!strcmp(argv[1], "hot") && argc == 5)
 		return hot(atof(argv[3]), atof(argv[4]) / 1000.0);
 	if (!strcmp(argv[1], "stream") && argc == 5)
