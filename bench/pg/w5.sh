@@ -12,6 +12,7 @@
 #   w5.sh stop DATADIR              stop it (fast)
 #   w5.sh run DATADIR SECONDS       pgbench -T SECONDS with w5.sql; prints "w5 tps X"
 #   w5.sh relfiles DATADIR          the files of pgbench_accounts and its primary key, one a line
+#   w5.sh blksread DATADIR          blocks read from the kernel so far (pg_stat_database)
 #
 # Env: W5_CLIENTS (2: one per vCPU), W5_SKEW (25, see w5.sql), PGBIN
 # (/usr/lib/postgresql/15/bin), W5_USER (postgres).  Runs the server as
@@ -106,7 +107,11 @@ cmd_relfiles() {
 	done
 }
 
+cmd_blksread() {
+	sql "${1:?DATADIR}" -c 'SELECT sum(blks_read) FROM pg_stat_database'
+}
+
 case "${1:-}" in
-deps|init|start|stop|run|relfiles) c=$1; shift; "cmd_$c" "$@" ;;
-*) sed -n '2,20p' "$0" >&2; exit 2 ;;
+deps|init|start|stop|run|relfiles|blksread) c=$1; shift; "cmd_$c" "$@" ;;
+*) sed -n '2,21p' "$0" >&2; exit 2 ;;
 esac

@@ -82,8 +82,6 @@ echo "w5: scale $SCALE, $(du -sm "$data" | cut -f1) MiB of data, made in $(($(da
 
 dev=$(basename "$loop")
 loop_read_bytes() { awk '{ printf "%.0f\n", $3 * 512 }' "/sys/block/$dev/stat"; }
-blks_read() { runuser -u postgres -- /usr/lib/postgresql/15/bin/psql -X -q -At -h "$data" -d postgres \
-	-c 'SELECT sum(blks_read) FROM pg_stat_database'; }
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 relfiles_mib() {
 	"$PG" relfiles "$data" > "$work/relfiles"
@@ -133,7 +131,7 @@ for row in none before upcd evict; do
 	start_control "$row"
 	"$PG" run "$data" "$WARM" >/dev/null
 	c0=0; [ -n "$ctl" ] && [ "$row" != evict ] && c0=$(cpu_ticks "$ctl")
-	l0=$(loop_read_bytes); b0=$(blks_read)
+	l0=$(loop_read_bytes); b0=$("$PG" blksread "$data")
 	span=$((3 * SECS + 15))
 	"$LOAD" monitor "$mnt" "$span" "$TARGET_MIB" > "$work/monitor.out" &
 	mon=$!
@@ -142,7 +140,7 @@ for row in none before upcd evict; do
 	: > "$work/tps"
 	for _ in 1 2 3; do "$PG" run "$data" "$SECS" | awk '{ print $3 }' >> "$work/tps"; done
 	wait "$str" "$mon"
-	l1=$(loop_read_bytes); b1=$(blks_read)
+	l1=$(loop_read_bytes); b1=$("$PG" blksread "$data")
 	rel=$(relfiles_mib)
 	stop_control "$row"
 	"$PG" stop "$data"
