@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# mkimage.sh OUTBASE - a minimal Debian 12 system for the systemd test, made
-# with Debian's own tools: mmdebstrap from the archive, Debian's stock kernel
-# (linux-image-amd64, 6.1) and its initramfs, systemd as PID 1.
+# mkimage.sh OUTBASE [PACKAGES] - a minimal Debian 12 system for the systemd
+# test, made with Debian's own tools: mmdebstrap from the archive, Debian's
+# stock kernel (linux-image-amd64, 6.1) and its initramfs, systemd as PID 1.
+# PACKAGES (comma-separated) are installed on top: the host bench's W5
+# guest uses this image with postgresql-15 (W5 in bench/host/guest-init.sh).
 #
 # Cached: the image lives in OUTBASE/KEY/, KEY a hash of its recipe (suite,
 # mirror, packages, hooks, image size), and is reused while it exists.
@@ -20,7 +22,8 @@ cd "$(dirname "$0")/../.."
 # The body is one block, read whole before it runs: editing this file
 # while an image builds (minutes) cannot derail the running build.
 {
-outbase=${1:?usage: mkimage.sh OUTBASE}
+outbase=${1:?usage: mkimage.sh OUTBASE [PACKAGES]}
+extra=${2:-}
 suite=bookworm
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 size=2G
@@ -48,7 +51,7 @@ WantedBy=multi-user.target'
 # udev: /dev/disk/by-label and /dev/virtio-ports; procps: /bin/kill for
 # the unit's ExecReload (the package depends on it) and pgrep.  Timers and
 # gettys that only cost boot time are masked.
-include=systemd-sysv,udev,linux-image-amd64,procps
+include=systemd-sysv,udev,linux-image-amd64,procps${extra:+,$extra}
 hooks=(
 	# The initramfs needs only the root disk's modules: with the default
 	# MODULES=most it takes minutes to build (twice: at the kernel's
