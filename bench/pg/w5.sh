@@ -49,13 +49,16 @@ write_conf() {
 	cat >>"$1/postgresql.conf" <<CONF
 shared_buffers = 16MB
 listen_addresses = ''
-unix_socket_directories = '$1'
 max_connections = 20
 autovacuum = off
 dynamic_shared_memory_type = sysv
 huge_pages = off
 logging_collector = off
 jit = off
+# a small WAL: the database is copied into images (bench/host/mkpgdata.sh),
+# and pgbench -i's WAL would otherwise stay behind as recycled segments
+max_wal_size = 64MB
+min_wal_size = 32MB
 CONF
 }
 
@@ -65,7 +68,9 @@ cmd_init() {
 	mkdir -p "$d"
 	chown "$user:" "$d"
 	chmod 700 "$d"
-	as_pg "$PGBIN/initdb" -A trust -U postgres --no-sync -D "$d" >/dev/null
+	# --locale=C: the same database wherever it is booted (the QEMU guest
+	# has no locales but C and C.UTF-8)
+	as_pg "$PGBIN/initdb" -A trust -U postgres --no-sync --locale=C -E UTF8 -D "$d" >/dev/null
 	write_conf "$d"
 	cmd_start "$d"
 	as_pg "$PGBIN/pgbench" -q -i -s "$scale" -h "$d" -U postgres postgres 2>&1 | tail -n 1
@@ -77,7 +82,9 @@ cmd_init() {
 cmd_start() {
 	local d=${1:?DATADIR}
 	need_bin
-	as_pg "$PGBIN/pg_ctl" -D "$d" -l "$d/server.log" -w -t 300 start >/dev/null
+	# The socket's directory on the command line, not in postgresql.conf:
+	# the database is made in one place and booted in another (bench/host).
+	as_pg "$PGBIN/pg_ctl" -D "$d" -l "$d/server.log" -o "-k $d" -w -t 300 start >/dev/null
 }
 
 cmd_stop() {
