@@ -162,6 +162,16 @@ def figures(path):
                        int(gr.get("maphold_resident_pages", "-1")),
                        int(gr.get("maphold_total_pages", "0"))))
     hot_ms = num(r, "hot_pass_ms")
+    window = [s["ram"] for s in host if io_start and io_end and io_start <= s["t"] <= io_end]
+    cached = [x["Cached_kb"] / 1024.0 for x in g0["rows"]
+              if io_start and io_end and io_start <= x["host_t"] <= io_end]
+    tps = [v for v in (num(r, f"w5_tps_{i}") for i in (1, 2, 3)) if v is not None]
+    pg_read, disk_read = num(r, "w5_pg_read_mib"), num(r, "w5_disk_read_mib")
+    # PostgreSQL's reads that the guest's page cache served: the rest came
+    # from the database disk (vdc) and so from the host.
+    pg_hit = None
+    if pg_read and disk_read is not None:
+        pg_hit = min(1.0, max(0.0, 1.0 - disk_read / pg_read))
     return {
         "end_ram": end["ram"], "peak_ram": max(s["ram"] for s in host),
         "end_img": end["img"], "total_end": end["ram"] + end["img"],
@@ -178,6 +188,11 @@ def figures(path):
         "act_io": delta(r, "actions", "start", "io_end"), "act_all": delta(r, "actions"),
         "hot_passes": num(r, "hot_passes"), "hot_ms": hot_ms,
         "hit": num(r, "hot_hit_ratio"), "nproc": [g["results"].get("nproc") for g in guests],
+        "ram_mean": statistics.mean(window) if window else None,
+        "cached_mean": statistics.mean(cached) if cached else None,
+        "tps": med(tps) if len(tps) == 3 else None, "tps_runs": tps,
+        "pg_read": pg_read, "disk_read": disk_read, "pg_hit": pg_hit,
+        "rel_cached": num(r, "w5_rel_cached_mib"),
         "results": r, "host": host,
     }
 
@@ -231,6 +246,16 @@ def slowdowns(found, sc):
     return out
 
 
+def tps_ratios(found, sc):
+    """W5's median TPS against (a)'s in the same repeat"""
+    base = found.get("a", [])
+    out = []
+    for i, fig in enumerate(found.get(sc, [])):
+        if i < len(base) and fig["tps"] and base[i]["tps"]:
+            out.append(fig["tps"] / base[i]["tps"])
+    return out
+
+
 def mapped_text(figs):
     worst = min((m for fig in figs for m in fig["mapped"]), key=lambda m: m[0])
     return f"{worst[1]}/{worst[2]} (min {worst[0]})"
@@ -262,6 +287,9 @@ def cmd_table(results_dir, workload):
                 f"**{fmt(total)}**", fmt(med(col(figs, "total_peak"))), fmt(saved, "{:.0f}%"),
                 fmt(med(col(figs, "unreported"))), fmt(med(col(figs, "file_end"))),
                 mapped_text(figs)]) + " |")
+        return
+    if workload == "w5":
+        w5_table(found)
         return
     hot = workload in ("w2", "w3")
     head = ["scenario", "guest RAM held, end (MiB)", "peak (MiB)", "saved vs (a)",
@@ -300,11 +328,32 @@ def cmd_table(results_dir, workload):
         print("| " + " | ".join(row) + " |")
 
 
+def w5_table(found):
+    head = ["scenario", "TPS (median of 3)", "TPS vs (a)", "runs", "guest RAM held, mean (MiB)",
+            "guest RAM held, end (MiB)", "guest cache, mean (MiB)", "PostgreSQL reads (MiB)",
+            "from disk (MiB)", "guest cache hit", "relation files cached, end (MiB)",
+            "control CPU (s)", "guest kswapd CPU (s)",
+            "stream (MiB/s)", "mapped file resident"]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for sc, figs in found.items():
+        runs_text = " / ".join(f"{v:.0f}" for v in figs[0]["tps_runs"])
+        print("| " + " | ".join([
+            f"({sc}) {SCENARIOS[sc]}", fmt(med(col(figs, "tps"))),
+            spread(tps_ratios(found, sc), "{:.3f}"), runs_text or "–",
+            fmt(med(col(figs, "ram_mean"))), fmt(med(col(figs, "end_ram"))),
+            fmt(med(col(figs, "cached_mean"))), fmt(med(col(figs, "pg_read"))),
+            fmt(med(col(figs, "disk_read"))), spread(col(figs, "pg_hit"), "{:.3f}"),
+            fmt(med(col(figs, "rel_cached"))), control_text(sc, figs), spread(col(figs, "kswapd_s"), "{:.2f}"),
+            spread(col(figs, "stream"), "{:.0f}"), mapped_text(figs)]) + " |")
+
+
 def cmd_headline(results_dir):
-    w = {wl: runs(results_dir, wl) for wl in ("w1", "w2", "w3", "w4")}
+    w = {wl: runs(results_dir, wl) for wl in ("w1", "w2", "w3", "w4", "w5")}
     head = ["scenario", "W1 RAM held (MiB)", "W1 host total (MiB)",
             "W2 hit ratio", "W2 slowdown", "W2 RAM held (MiB)",
-            "W3 hit ratio", "W3 slowdown", "W3 RAM held (MiB)", "W4 host total (MiB)"]
+            "W3 hit ratio", "W3 slowdown", "W3 RAM held (MiB)", "W4 host total (MiB)",
+            "W5 TPS vs (a)", "W5 RAM held, mean (MiB)"]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for sc in SCENARIOS:
@@ -319,6 +368,8 @@ def cmd_headline(results_dir):
             row += [hit, fmt(med(slowdowns(w[wl], sc)), "{:.2f}x"),
                     fmt(med(col(figs, "end_ram")))]
         row += [fmt(med(col(w["w4"].get(sc, []), "total_end")))]
+        f5 = w["w5"].get(sc, [])
+        row += [fmt(med(tps_ratios(w["w5"], sc)), "{:.3f}"), fmt(med(col(f5, "ram_mean")))]
         print("| " + " | ".join(row) + " |")
 
 

@@ -2,10 +2,13 @@
 # /init of the QEMU benchmark guest (bench/host/).  Runs one scenario and one
 # workload, chosen on the kernel command line, then powers the guest off:
 #
-#   upcc.scenario=a..i  upcc.workload=w1|w2|w3  upcc.idle=SECONDS
+#   upcc.scenario=a..i  upcc.workload=w1|w2|w3|w5  upcc.idle=SECONDS
 #   upcc.io=SECONDS (W2/W3 I/O phase, default 60)  upcc.rate=MIB_PER_S (32)
+#   upcc.w5_s=SECONDS (W5: each of its three pgbench runs, default 60)
 #
-# (W4 is three guests each running W1; the host starts them.)
+# (W4 is three guests each running W1; the host starts them.)  W5 runs
+# PostgreSQL from a Debian root on the second disk (vdb, read-only) in a
+# chroot, its database on the third (vdc, a qcow2 overlay on the host).
 # ttyS0 carries the kernel log; ttyS1 carries only machine-readable lines
 # for the host: the guest sampler's TSV rows (every 500 ms), "M phase"
 # markers and "R key value" results.  The host timestamps every line as it
@@ -135,6 +138,30 @@ maphold=$!
 while ! grep -q '^ready' /tmp/maphold.out 2>/dev/null; do usleep 100000; done
 result maphold_ready_pages "$(awk '/^ready/{print $2}' /tmp/maphold.out)"
 
+# W5's userland: the Debian root of tests/systemd/mkimage.sh (with
+# postgresql-15), read-only, with the database disk at /mnt/upcc-test and
+# tmpfs where PostgreSQL and runuser write outside it.
+w5_root=/sysroot
+w5_db=/mnt/upcc-test/pg
+w5_root_up() {
+	mkdir -p $w5_root
+	mount -t ext4 -o ro,noatime /dev/vdb $w5_root || fail "mount the Debian root (vdb)"
+	mount -t ext4 -o noatime /dev/vdc $w5_root/mnt/upcc-test || fail "mount the database (vdc)"
+	mount -t proc proc $w5_root/proc
+	mount -t sysfs sys $w5_root/sys
+	mount -o bind /dev $w5_root/dev
+	mount -t tmpfs tmp $w5_root/tmp
+	mount -t tmpfs run $w5_root/run
+	mkdir -p $w5_root/run/w5
+	cp /bin/w5.sh /bin/w5.sql $w5_root/run/w5/
+}
+pg() { chroot $w5_root /usr/bin/env PATH=/usr/sbin:/usr/bin:/sbin:/bin /run/w5/w5.sh "$@"; }
+# sectors read from the database disk, in MiB
+vdc_read_mib() { awk '{ printf "%.1f\n", $3 / 2048 }' /sys/block/vdc/stat; }
+# Mounted before the control starts, so that upcd's first walk of the
+# local mounts already sees the database disk.
+[ "$workload" = w5 ] && w5_root_up
+
 # The scenario's control, started before the workload and left running.
 case $scenario in
 a | e | f | g) ;;
@@ -206,6 +233,42 @@ w2 | w3)
 	awk '/^pass/{n++; ms += $3} END{if (n) printf "R hot_passes %d\nR hot_pass_ms %.1f\n", n, ms / n}' \
 		/tmp/hot.out >$out
 	result hot_hit_ratio "$(awk '/^hit_ratio/{print $2}' /tmp/hot.out)"
+	sleep "$idle"
+	mark idle_end
+	;;
+w5)
+	# W5: pgbench's skewed select-only script (bench/pg/w5.sql) three
+	# times, W2's stream of the scan files beside it at $rate MiB/s.
+	w5_s=$(param w5_s)
+	w5_s=${w5_s:-60}
+	pg start $w5_db >/tmp/pg.out 2>&1 || fail "postgres start: $(tail -n 3 /tmp/pg.out)"
+	result w5_relation_files "$(pg relfiles $w5_db | wc -l)"
+	# One warm-up run so that every scenario starts with the hot pages cached.
+	pg run $w5_db 30 >/tmp/warm.out 2>&1 || fail "pgbench warm-up: $(tail -n 3 /tmp/warm.out)"
+	result w5_warm_tps "$(awk '{ print $3 }' /tmp/warm.out)"
+	snap start
+	blks0=$(pg blksread $w5_db)
+	disk0=$(vdc_read_mib)
+	mark stream_start
+	workload stream /data/scan --loop --rate "$rate" >/tmp/stream.out &
+	stream=$!
+	for i in 1 2 3; do
+		pg run $w5_db "$w5_s" >/tmp/run.out 2>&1 || fail "pgbench run $i: $(tail -n 3 /tmp/run.out)"
+		result w5_tps_$i "$(awk '{ print $3 }' /tmp/run.out)"
+	done
+	kill $stream
+	wait $stream
+	mark stream_end
+	snap io_end
+	result w5_pg_read_mib "$(( ($(pg blksread $w5_db) - blks0) / 128 ))"
+	result w5_disk_read_mib "$(awk -v a="$disk0" -v b="$(vdc_read_mib)" 'BEGIN { printf "%.0f", b - a }')"
+	result scan_mib_per_s "$(awk '/^mib_per_s/{print $2}' /tmp/stream.out)"
+	result stream_mib "$(awk '/^bytes/{printf "%.0f", $2 / 1048576}' /tmp/stream.out)"
+	# What the guest cache kept of pgbench_accounts and its key: under no
+	# control, every page the runs read, so an upper bound on the hot pages.
+	result w5_rel_cached_mib "$(workload resident $(pg relfiles $w5_db | sed "s#^#$w5_root#") |
+		awk '!/^#/ { n += $3 } END { printf "%.0f", n / 256 }')"
+	pg stop $w5_db || result error "postgres stop"
 	sleep "$idle"
 	mark idle_end
 	;;

@@ -6,8 +6,9 @@
 # so neither layer leaves the image in the host page cache.  Nothing else on
 # the host is touched: one loop device, one mount under DIR.
 #
-#   loopimg.sh up IMAGE DIR     prints the copy's path, then the backing file's
-#   loopimg.sh down DIR         unmounts, detaches, removes the backing file
+#   loopimg.sh up IMAGE DIR [MORE...]   prints the copy's path, the backing
+#                                       file's, then each MORE image's copy
+#   loopimg.sh down DIR                 unmounts, detaches, removes the backing file
 set -euo pipefail
 
 die() { echo "loopimg: $*" >&2; exit 1; }
@@ -31,11 +32,14 @@ down() {
 
 case ${1:-} in
 up)
-	image=${2:?usage: loopimg.sh up IMAGE DIR}
-	dir=${3:?usage: loopimg.sh up IMAGE DIR}
+	image=${2:?usage: loopimg.sh up IMAGE DIR [MORE...]}
+	dir=${3:?usage: loopimg.sh up IMAGE DIR [MORE...]}
+	shift 3
+	more=("$@")
 	[ "$(id -u)" = 0 ] || die "needs root (losetup, mount)"
 	down "$dir"
-	size_mib=$(( $(stat -c %s "$image") / 1048576 + 256 ))
+	size_mib=256
+	for f in "$image" "${more[@]}"; do size_mib=$(( size_mib + $(stat -c %s "$f") / 1048576 )); done
 	truncate -s "${size_mib}M" "$dir/cachenone.ext4"
 	mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$dir/cachenone.ext4"
 	dev=$(losetup --find --show --direct-io=on "$dir/cachenone.ext4" 2>/dev/null) ||
@@ -51,6 +55,13 @@ up)
 	echo "loopimg: $dev ($(losetup -n -O DIO "$dev" | tr -d ' ' | sed 's/1/direct-io on/;s/0/direct-io off/')) at $dir/cachenone.mnt" >&2
 	echo "$dir/cachenone.mnt/data.img"
 	echo "$dir/cachenone.ext4"
+	for f in "${more[@]}"; do
+		copy=$dir/cachenone.mnt/more-$(basename "$f")
+		dd if="$f" of="$copy" bs=4M oflag=direct status=none
+		dd if="$copy" iflag=nocache count=0 status=none
+		echo "$copy"
+	done
+	dd if="$dir/cachenone.ext4" iflag=nocache count=0 status=none
 	;;
 down) down "${2:?usage: loopimg.sh down DIR}" ;;
 *) die "usage: loopimg.sh up IMAGE DIR | down DIR" ;;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Build the benchmark guest's initramfs: busybox-static, upcc's own static
-# binaries (the workload tool, upcd and upcc when they are built) and
+# binaries (the workload tool, upcd and upcc when they are built), W5's
+# driver (bench/pg/w5.sh, w5.sql, run in the guest's Debian chroot) and
 # guest-init.sh as /init.
 #
 #   mkinitramfs.sh OUT.cpio.gz
@@ -36,6 +37,8 @@ done
 install -m 0755 bench/host/guest-init.sh "$root/init"
 install -m 0755 bench/host/gradual-reclaim.sh "$root/bin/gradual-reclaim.sh"
 install -m 0755 bench/host/damos-pageout.sh "$root/bin/damos-pageout.sh"
+install -m 0755 bench/pg/w5.sh "$root/bin/w5.sh"
+install -m 0644 bench/pg/w5.sql "$root/bin/w5.sql"
 agent=$top/build/bench-host/psi-agent
 [ -x "$agent" ] && is_static "$agent" || die "$agent missing or not static (make bench-host-deps)"
 cp "$agent" "$root/bin/psi-agent"

@@ -5,8 +5,14 @@
 #
 #   run-scenario.sh KERNEL INITRD IMAGE RAM_MIB SCENARIO WORKLOAD IDLE_S OUTDIR
 #
-# SCENARIO a..i, WORKLOAD w1..w4; w4 boots three guests at once, each
+# SCENARIO a..i, WORKLOAD w1..w5; w4 boots three guests at once, each
 # running W1 on the same read-only image, sampled at the same instants.
+# w5 (PostgreSQL) needs W5_ROOT_IMAGE (the Debian root with postgresql-15,
+# attached read-only as vdb) and W5_PGDATA_IMAGE (bench/host/mkpgdata.sh;
+# the guest writes to a qcow2 overlay of it, vdc, made per run and removed),
+# W5_SECONDS (each pgbench run, 60); under (g) CACHE_NONE_PGDATA is the
+# database's copy on the loop mount.  The host cache of the database image
+# counts with the data image's; the root image's (binaries) does not.
 # Scenario g needs CACHE_NONE_IMAGE (the image's copy on the bench's loop
 # mount, bench/host/loopimg.sh) and CACHE_NONE_BACKING (the loop's backing
 # file); IO_S and STREAM_RATE set W2/W3's I/O phase (60 s, 32 MiB/s).
@@ -18,7 +24,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 top=$PWD
-[ $# -eq 8 ] || { sed -n '2,19p' "$0" >&2; exit 2; }
+[ $# -eq 8 ] || { sed -n '2,26p' "$0" >&2; exit 2; }
 kernel=$1 initrd=$2 image=$3 ram_mib=$4 scenario=$5 workload=$6 idle=$7 outdir=$8
 hostsample=$top/build/bench-host/hostsample
 timeout_s=${RUN_TIMEOUT:-900}
@@ -28,8 +34,13 @@ rate=${STREAM_RATE:-32}
 die() { echo "run-scenario: $*" >&2; exit 1; }
 for f in "$kernel" "$initrd" "$image" "$hostsample"; do [ -e "$f" ] || die "$f missing"; done
 case $scenario in [a-i]) ;; *) die "scenario must be a..i" ;; esac
-case $workload in w1 | w2 | w3) guests=1 guest_wl=$workload ;; w4) guests=3 guest_wl=w1 ;;
-*) die "workload must be w1..w4" ;; esac
+case $workload in w1 | w2 | w3 | w5) guests=1 guest_wl=$workload ;; w4) guests=3 guest_wl=w1 ;;
+*) die "workload must be w1..w5" ;; esac
+if [ "$workload" = w5 ]; then
+	[ "$scenario" != f ] || die "W5 has no (f): its database is written, a DAX image of the host's is not"
+	[ -s "${W5_ROOT_IMAGE:-}" ] && [ -s "${W5_PGDATA_IMAGE:-}" ] ||
+		die "w5 needs W5_ROOT_IMAGE and W5_PGDATA_IMAGE (bench/host/run-all.sh makes them)"
+fi
 # what the host may cache of the guest's data
 caches=$image
 disk=$image
@@ -40,6 +51,15 @@ if [ "$scenario" = g ]; then
 	disk=$CACHE_NONE_IMAGE
 	caches=$CACHE_NONE_IMAGE,$CACHE_NONE_BACKING
 	cache_mode=none
+fi
+pgdisk=
+if [ "$workload" = w5 ]; then
+	pgdisk=$W5_PGDATA_IMAGE
+	if [ "$scenario" = g ]; then
+		[ -f "${CACHE_NONE_PGDATA:-}" ] || die "w5 under (g) needs CACHE_NONE_PGDATA (bench/host/loopimg.sh up)"
+		pgdisk=$CACHE_NONE_PGDATA
+	fi
+	caches=$caches,$pgdisk
 fi
 
 mkdir -p "$outdir"
@@ -55,6 +75,15 @@ append="$append upcc.idle=$idle upcc.io=$io_s upcc.rate=$rate"
 append="$append tsc_early_khz=$("$hostsample" --tsc-khz) tsc=reliable"
 [ "$scenario" = e ] && append="$append unmapped_page_control"
 [ -n "${UPCD_ARGS:-}" ] && append="$append upcc.upcd_args=$UPCD_ARGS"
+[ "$workload" = w5 ] && append="$append upcc.w5_s=${W5_SECONDS:-60}"
+# W5 writes its database to an overlay beside the image it is made from
+# (under (g), on the loop mount, where O_DIRECT works), one per run.
+overlay=
+if [ -n "$pgdisk" ]; then
+	overlay=$(dirname "$pgdisk")/w5-overlay-$$.qcow2
+	qemu-img create -q -f qcow2 -b "$(realpath "$pgdisk")" -F raw "$overlay"
+	trap 'rm -f "$overlay"' EXIT
+fi
 
 pids=() logs=() outs=()
 start=$(date +%s)
@@ -80,6 +109,12 @@ for g in $(seq 1 "$guests"); do
 	else
 		args+=(-drive "file=$disk,format=raw,if=none,id=data0,cache=$cache_mode,readonly=on"
 			-device virtio-blk-pci,drive=data0)
+	fi
+	if [ -n "$overlay" ]; then
+		args+=(-drive "file=$W5_ROOT_IMAGE,format=raw,if=none,id=root0,cache=writethrough,readonly=on"
+			-device virtio-blk-pci,drive=root0
+			-drive "file=$overlay,format=qcow2,if=none,id=pg0,cache=$cache_mode"
+			-device virtio-blk-pci,drive=pg0)
 	fi
 	printf '%q ' qemu-system-x86_64 "${args[@]}" >"$outdir/qemu$sfx.cmd"
 	echo >>"$outdir/qemu$sfx.cmd"
