@@ -1,9 +1,12 @@
 # bench/host/: the article's scenario under QEMU (TCG, 2 vCPUs per guest).
 # host-e2e is the small end-to-end check in CHECK_SUITES (256 MiB guest,
 # scenarios a, d, e, workload W1); bench-host is the full set behind
-# docs/host-bench.md (scenarios a..i x workloads W1..W4, W1-W3 three times;
+# docs/host-bench.md (scenarios a..i x workloads W1..W5, W1-W3 three times;
 # not a check suite, see docs/host-bench.md for its wall time).  Scenario g
-# makes an ext4 loop mount of its own under build/bench-host/ (root).
+# makes an ext4 loop mount of its own under build/bench-host/ (root).  W5
+# (PostgreSQL) boots the image tests/systemd/mkimage.sh builds, with
+# postgresql-15, under build/bench-host/pg-image/ (mmdebstrap from Debian's
+# archive, ~2 min), and a database bench/host/mkpgdata.sh makes (~20 s).
 #
 # The guest kernel is `make kernel-x86_64`: the patched tree on a tinyconfig
 # base (kernel/configs/x86_64.config; ~6 min on two idle cores, a quarter of

@@ -290,7 +290,10 @@ sed 's/^/R buddyinfo /' /proc/buddyinfo >$out
 result compactions "$(grep -c '^compact' $actions_log)"
 case $scenario in
 d)
-	tail -n 5 /tmp/upcd.out | sed 's/^/R upcd_log /' >$out
+	# upcc.upcd_log=N (UPCD_LOG=N of run-scenario.sh): more of the log,
+	# for a run with UPCD_ARGS=-v.
+	upcd_log=$(param upcd_log)
+	tail -n "${upcd_log:-5}" /tmp/upcd.out | sed 's/^/R upcd_log /' >$out
 	# Under this balloon (free-page-reporting=on) upcd compacts after
 	# freeing enough, so that what it freed can be reported (compact.h).
 	result upcd_compactions "$(grep -c 'compacted memory for free page reporting' /tmp/upcd.out)"

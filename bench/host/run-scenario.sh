@@ -16,6 +16,8 @@
 # Scenario g needs CACHE_NONE_IMAGE (the image's copy on the bench's loop
 # mount, bench/host/loopimg.sh) and CACHE_NONE_BACKING (the loop's backing
 # file); IO_S and STREAM_RATE set W2/W3's I/O phase (60 s, 32 MiB/s).
+# UPCD_ARGS (commas for spaces) adds to (d)'s upcd command line, UPCD_LOG=N
+# puts the last N lines of its log in guest.tsv (5).
 # OUTDIR gets host.tsv (hostsample columns), guest.tsv (or guest1..3.tsv:
 # every line of the guest's ttyS1 prefixed with host t_ms), console.log and
 # qemu.cmd (per guest with a suffix for w4).  The host page cache of IMAGE
@@ -75,6 +77,7 @@ append="$append upcc.idle=$idle upcc.io=$io_s upcc.rate=$rate"
 append="$append tsc_early_khz=$("$hostsample" --tsc-khz) tsc=reliable"
 [ "$scenario" = e ] && append="$append unmapped_page_control"
 [ -n "${UPCD_ARGS:-}" ] && append="$append upcc.upcd_args=$UPCD_ARGS"
+[ -n "${UPCD_LOG:-}" ] && append="$append upcc.upcd_log=$UPCD_LOG"
 [ "$workload" = w5 ] && append="$append upcc.w5_s=${W5_SECONDS:-60}"
 # W5 writes its database to an overlay beside the image it is made from
 # (under (g), on the loop mount, where O_DIRECT works), one per run.
