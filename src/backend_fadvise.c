@@ -217,6 +217,12 @@ static bool refreshed_recently(const struct fadvise_state *state, const struct u
 	       upcc_monotonic_usec() - state->refreshed_usec < FADVISE_REFRESH_REUSE_USEC;
 }
 
+/* Did the refresh walk every root because fanotify lost track (a cost to say)? */
+static bool walked_for_loss(const struct upcc_inventory *inv)
+{
+	return inv->walk_why >= UPCC_INV_WALK_INTERRUPTED;
+}
+
 static int refresh(struct fadvise_state *state, const struct upcc_scope *scope)
 {
 	int err = upcc_inventory_refresh(&state->inv);
@@ -307,6 +313,10 @@ static int fadvise_reclaim(struct upcc_backend *backend, struct upcc_scope *scop
 	if (inv->roots_changed[0])
 		upcc_text_append(result->note, sizeof(result->note), "inventory: %s",
 				 inv->roots_changed);
+	else if (!err && walked_for_loss(inv))
+		upcc_text_append(result->note, sizeof(result->note),
+				 "inventory: walked every root (%s)",
+				 upcc_inv_walk_why_name(inv->walk_why));
 	if (!err && scope->kind != UPCC_SCOPE_PATH)
 		note_walk_skips(inv, &scope->last);
 	if (!err && inv->count) {

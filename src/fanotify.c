@@ -367,6 +367,18 @@ void upcc_fanotify_drain(struct upcc_fanotify *fan, const struct upcc_fanotify_v
 	if (!buf)
 		return;
 	memset(fan->seen, 0, sizeof(fan->seen));
+	fan->own_opens = 0;
+	fan->draining = true;
 	while (budget > 0 && (len = read(fan->fd, buf, UPCC_FANOTIFY_BUFFER)) > 0)
 		upcc_fanotify_parse(fan, view, buf, (size_t)len, self, &budget);
+	fan->draining = false;
+}
+
+void upcc_fanotify_note_own_open(struct upcc_fanotify *fan, const struct upcc_fanotify_view *view,
+				 uint64_t budget)
+{
+	if (fan->fd < 0 || fan->draining || upcc_hooks.no_own_drain)
+		return;
+	if (++fan->own_opens >= UPCC_FANOTIFY_OWN_OPENS_PER_DRAIN)
+		upcc_fanotify_drain(fan, view, budget);
 }

@@ -16,6 +16,11 @@
 
 #define UPCC_FANOTIFY_SEEN_SLOTS	1024u
 #define UPCC_FANOTIFY_BUFFER		65536u
+/* Our own opens between drains, at most: each is an event in our own
+ * queue, and the queue holds fs.fanotify.max_queued_events (16384 by
+ * default) before it overflows.
+ */
+#define UPCC_FANOTIFY_OWN_OPENS_PER_DRAIN	2048u
 
 /* One tree whose files are learnt: the path scope's root, or one local
  * disk mount of the system scope.
@@ -57,6 +62,8 @@ struct upcc_fanotify {
 	uint64_t events;		/* close events read */
 	uint64_t learned;		/* of those, files in the tree noted */
 	uint64_t overflows;		/* queue overflows: the next refresh walks */
+	uint32_t own_opens;		/* files we opened since the last drain */
+	bool draining;			/* in upcc_fanotify_drain: a learn opens files */
 	bool need_walk;
 	char why[96];			/* why not (or not for every root) */
 	/* One lookup per file per drain: a small direct-mapped cache of
@@ -92,6 +99,17 @@ void upcc_fanotify_mark_root(struct upcc_fanotify *fan, const struct upcc_fanoti
  */
 void upcc_fanotify_drain(struct upcc_fanotify *fan, const struct upcc_fanotify_view *view,
 			 uint64_t budget);
+
+/*
+ * Count a file we opened (and closed).  Our own events are ignored, but
+ * they fill the queue as others' do: a walk of more files than it holds
+ * overflowed it, the overflow made the next refresh walk every root, and
+ * that walk overflowed it again, so every refresh walked.  Every
+ * UPCC_FANOTIFY_OWN_OPENS_PER_DRAIN of them the queue is read (at most
+ * @budget of others' events), unless a drain is under way.
+ */
+void upcc_fanotify_note_own_open(struct upcc_fanotify *fan, const struct upcc_fanotify_view *view,
+				 uint64_t budget);
 
 /*
  * The parser under upcc_fanotify_drain, for one read's @len bytes: every

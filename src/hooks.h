@@ -26,6 +26,7 @@ struct upcc_hooks {
 	const char *residency;		/* "mincore" or "cachestat": force the method */
 	const char *mountinfo;		/* instead of /proc/self/mountinfo */
 	int no_fanotify;		/* learn by walks only, never mark a filesystem */
+	int no_own_drain;		/* read our fanotify queue only between passes */
 	int no_compact;			/* never compact, whatever the balloon offers */
 	bool progress_now;		/* upcc files: progress lines from the first file */
 

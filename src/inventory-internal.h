@@ -46,6 +46,12 @@ bool upcc_inv_hot_in_use(const struct upcc_inventory *inv, uint64_t now_usec);
  */
 struct upcc_fanotify_view upcc_inv_fan_view(struct upcc_inventory *inv);
 
+/* A file a pass (walk, measure, eviction) opened: every so many, the
+ * fanotify queue is read so our own events cannot overflow it.  What is
+ * learnt then never fills the table: entries do not move under a pass.
+ */
+void upcc_inv_note_own_open(struct upcc_inventory *inv);
+
 /* One stat in place of a measure, for the refresh and the tick alike. */
 bool upcc_inv_same_size_as_measured(const struct upcc_inventory_entry *e);
 

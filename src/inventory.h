@@ -110,6 +110,22 @@ struct upcc_inventory_totals {
 /* /proc/PID/maps of every process is read again at most this often. */
 #define UPCC_INVENTORY_MAPPED_RELOAD_USEC	(2ull * 1000 * 1000)
 
+/* Why a refresh walked every root (fanotify learns the files otherwise). */
+enum upcc_inv_walk_why {
+	UPCC_INV_WALK_NONE,		/* it did not */
+	UPCC_INV_WALK_NO_FANOTIFY,	/* every refresh walks */
+	UPCC_INV_WALK_FIRST,
+	UPCC_INV_WALK_PERIODIC,		/* every UPCC_INVENTORY_REWALK_EVERY-th */
+	UPCC_INV_WALK_MOUNTS,		/* the system scope's mounts changed */
+	/* Lost track: what fanotify reported is not the whole story. */
+	UPCC_INV_WALK_INTERRUPTED,	/* the last refresh was */
+	UPCC_INV_WALK_TABLE_FULL,	/* it forgot files */
+	UPCC_INV_WALK_OVERFLOW,		/* the fanotify queue overflowed */
+};
+
+/* "the fanotify queue overflowed", for logs. */
+const char *upcc_inv_walk_why_name(enum upcc_inv_walk_why why);
+
 struct upcc_inventory {
 	char root[PATH_MAX];		/* the path scope's root, or "mounts" */
 	/* The trees walked: the path scope's root, or one root per local
@@ -139,6 +155,8 @@ struct upcc_inventory {
 	uint64_t dropped_full;		/* entries given up because the table was full */
 	uint64_t dropped_since_walk;	/* of those, since the last walk of every root */
 	bool last_walked_all;		/* the last refresh walked every root whole */
+	enum upcc_inv_walk_why walk_why;	/* and why */
+	uint64_t overflows_at_walk;	/* fan.overflows when that walk began */
 	struct upcc_mapped_set mapped;
 	struct upcc_inventory_totals last;
 	struct upcc_fanotify fan;	/* learning: fanotify.h; fd -1 without */

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE	/* AT_FDCWD */
 #endif
 #include "inventory.h"
+#include "inventory-internal.h"
 #include "clock.h"
 
 #include <errno.h>
@@ -142,6 +143,7 @@ int upcc_inventory_evict(struct upcc_inventory *inv, struct upcc_inventory_entry
 	fd = upcc_open_regular(AT_FDCWD, entry->path, &expect, &st);
 	if (fd < 0)
 		return fd;
+	upcc_inv_note_own_open(inv);
 	if (upcc_inventory_entry_hot(entry, upcc_monotonic_usec()) &&
 	    upcc_ranges_apply(upcc_residency_file_pages(&st))) {
 		err = evict_ranges(inv, entry, fd, &st, limit_pages, result);

@@ -150,10 +150,18 @@ struct upcc_fanotify_view upcc_inv_fan_view(struct upcc_inventory *inv)
 					    .learn = fan_learn, .known = fan_known, .ctx = inv };
 }
 
+void upcc_inv_note_own_open(struct upcc_inventory *inv)
+{
+	struct upcc_fanotify_view view = upcc_inv_fan_view(inv);
+
+	upcc_fanotify_note_own_open(&inv->fan, &view, inv->capacity - inv->count);
+}
+
 static int refresh_one(void *ctx, int fd, const struct stat *st, const char *path)
 {
 	int err = measure_and_note(ctx, fd, st, path, false);
 
+	upcc_inv_note_own_open(ctx);
 	return err == -ENOMEM ? 1 : 0;
 }
 
@@ -229,6 +237,7 @@ static int remeasure_known(struct upcc_inventory *inv)
 			continue;	/* gone or replaced: upcc_inv_drop_stale() forgets it */
 		measure_and_note(inv, fd, &st, e->path, false);
 		close(fd);
+		upcc_inv_note_own_open(inv);
 	}
 	return 0;
 }
@@ -280,6 +289,46 @@ static int walk_refresh(struct upcc_inventory *inv, bool all_roots)
 	return 0;
 }
 
+const char *upcc_inv_walk_why_name(enum upcc_inv_walk_why why)
+{
+	static const char *const names[] = {
+		[UPCC_INV_WALK_NONE] = "no walk",
+		[UPCC_INV_WALK_NO_FANOTIFY] = "no fanotify",
+		[UPCC_INV_WALK_FIRST] = "the first refresh",
+		[UPCC_INV_WALK_PERIODIC] = "the periodic walk",
+		[UPCC_INV_WALK_MOUNTS] = "the mounts changed",
+		[UPCC_INV_WALK_INTERRUPTED] = "the last refresh was interrupted",
+		[UPCC_INV_WALK_TABLE_FULL] = "the table was full",
+		[UPCC_INV_WALK_OVERFLOW] = "the fanotify queue overflowed",
+	};
+
+	return (size_t)why < sizeof(names) / sizeof(names[0]) && names[why] ? names[why] : "?";
+}
+
+/* Why this refresh must walk every root, or NONE: fanotify knows the rest. */
+static enum upcc_inv_walk_why why_walk_all(const struct upcc_inventory *inv)
+{
+	const struct upcc_fanotify *fan = &inv->fan;
+
+	if (fan->fd < 0)
+		return UPCC_INV_WALK_NO_FANOTIFY;
+	/* A table that was full forgot files: only a walk finds them again,
+	 * and only a walk's totals then cover the whole tree.
+	 */
+	if (inv->dropped_since_walk)
+		return UPCC_INV_WALK_TABLE_FULL;
+	/* Events were lost, since (or during) the last walk. */
+	if (fan->overflows != inv->overflows_at_walk)
+		return UPCC_INV_WALK_OVERFLOW;
+	if (inv->roots_changed[0])
+		return UPCC_INV_WALK_MOUNTS;
+	if (fan->need_walk)
+		return inv->walks ? UPCC_INV_WALK_INTERRUPTED : UPCC_INV_WALK_FIRST;
+	if (inv->scan % UPCC_INVENTORY_REWALK_EVERY == 0)
+		return UPCC_INV_WALK_PERIODIC;
+	return UPCC_INV_WALK_NONE;
+}
+
 int upcc_inventory_refresh(struct upcc_inventory *inv)
 {
 	struct upcc_fanotify *fan = &inv->fan;
@@ -313,13 +362,11 @@ int upcc_inventory_refresh(struct upcc_inventory *inv)
 		/* may set need_walk on overflow */
 		upcc_fanotify_drain(fan, &view, 2 * (uint64_t)inv->capacity);
 	}
-	/* A table that was full forgot files: only a walk finds them again,
-	 * and only a walk's totals then cover the whole tree.
-	 */
-	inv->last_walked_all = fan->fd < 0 || fan->need_walk || inv->dropped_since_walk ||
-			       inv->scan % UPCC_INVENTORY_REWALK_EVERY == 0;
+	inv->walk_why = why_walk_all(inv);
+	inv->last_walked_all = inv->walk_why != UPCC_INV_WALK_NONE;
 	if (inv->last_walked_all) {
 		inv->dropped_since_walk = 0;
+		inv->overflows_at_walk = fan->overflows;
 		err = walk_refresh(inv, true);
 		if (err)
 			goto interrupted;
@@ -340,6 +387,7 @@ int upcc_inventory_refresh(struct upcc_inventory *inv)
 interrupted:
 	/* Half a refresh forgets nothing: the next one walks the whole tree. */
 	inv->last_walked_all = false;
+	inv->walk_why = UPCC_INV_WALK_NONE;
 	fan->need_walk = true;
 	return err;
 }

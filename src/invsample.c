@@ -161,6 +161,7 @@ int upcc_inventory_tick_sample(struct upcc_inventory *inv, struct upcc_sample *s
 			totals.hot_pages += upcc_inv_entry_hot_pages(e, res.cached_pages, now);
 		}
 		close(fd);
+		upcc_inv_note_own_open(inv);
 	}
 	totals.hot_in_use = upcc_inv_hot_in_use(inv, now);
 	/* MemTotal as the last refresh read it: no /proc read per tick. */

@@ -8,15 +8,42 @@
  *     (meanwhile another process creates and reads FILE: our own opens are
  *     ignored by design), refreshes again and prints
  *     "fanotify=0|1 walks=N learned=N has_file=0|1 file_cached=N why=..."
+ *
+ *   inventory-probe --refreshes N ROOT
+ *     refreshes N times and prints "fanotify=0|1 walks=N overflows=N
+ *     last=<why the last refresh walked every root>"; with
+ *     UPCC_TEST_NO_OWN_DRAIN=1 our own events are read only between
+ *     refreshes (the negative control: a big tree overflows the queue).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "hooks.h"
 #include "inventory.h"
+
+static int refreshes(unsigned int n, const char *root)
+{
+	struct upcc_inventory inv;
+	const char *no_drain = getenv("UPCC_TEST_NO_OWN_DRAIN");
+
+	upcc_hooks.no_own_drain = no_drain && *no_drain == '1';
+	if (upcc_inventory_init(&inv, root, false, 0))
+		return 2;
+	for (unsigned int i = 0; i < n; i++) {
+		if (upcc_inventory_refresh(&inv))
+			return 1;
+	}
+	printf("fanotify=%d walks=%llu overflows=%llu files=%zu last=%s\n", inv.fan.fd >= 0,
+	       (unsigned long long)inv.walks, (unsigned long long)inv.fan.overflows, inv.count,
+	       upcc_inv_walk_why_name(inv.walk_why));
+	upcc_inventory_fini(&inv);
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -26,6 +53,8 @@ int main(int argc, char **argv)
 	unsigned long long cached = 0;
 	int has = 0;
 
+	if (argc == 4 && !strcmp(argv[1], "--refreshes"))
+		return refreshes((unsigned int)strtoul(argv[2], NULL, 10), argv[3]);
 	if (argc != 3 || upcc_inventory_init(&inv, argv[1], false, 0))
 		return 2;
 	if (upcc_inventory_refresh(&inv))

@@ -176,6 +176,26 @@ check "file opened after the walk learnt by fanotify, not by a walk" \
 	grep -qE "fanotify=1 walks=1 learned=[1-9][0-9]* has_file=1 file_cached=$(mib_pages 1) " \
 	<<<"${result:-}"
 rm -f "$mnt/learned"
+
+# A filesystem of more files than the fanotify queue holds: a walk's own opens
+# are events in our queue too.  Read only between refreshes they overflow
+# it, the overflow makes the next refresh walk again, and that walk
+# overflows it again (the negative control shows it does here); read as
+# the walk goes, three refreshes are one walk.
+queue=$(cat /proc/sys/fs/fanotify/max_queued_events)
+many=$((queue + 2048))
+mkdir "$mnt/many"
+( cd "$mnt/many" && for ((i = 0; i < many; i++)); do echo "$i" >"f$i"; done )
+no_drain=$(UPCC_TEST_NO_OWN_DRAIN=1 "$INVENTORY_PROBE" --refreshes 3 "$mnt")
+drained=$("$INVENTORY_PROBE" --refreshes 3 "$mnt")
+echo "     $many files, queue $queue: own events read between refreshes only: $no_drain"
+echo "     ... read as the walk goes: $drained"
+check "negative control: a walk of $many files overflows the queue, every refresh walks" \
+	grep -qE "fanotify=1 walks=3 overflows=[1-9][0-9]* .*last=the fanotify queue overflowed" \
+	<<<"$no_drain"
+check "walk of $many files drains its own events: one walk in three refreshes, no overflow" \
+	grep -qE "fanotify=1 walks=1 overflows=0 .*last=no walk" <<<"$drained"
+rm -rf "$mnt/many"
 for f in "${clean_files[@]}"; do cat "$f" >/dev/null; done
 timeout 60 "$UPCD" --once --backend=fadvise --scope="path:$mnt" --target=${target_mib}M \
 	--trigger=32M --state "$work/state2.json" >"$work/upcd2.log" 2>&1
