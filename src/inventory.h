@@ -154,8 +154,8 @@ struct upcc_inventory {
 	uint32_t scan;
 	uint64_t dropped_full;		/* entries given up because the table was full */
 	uint64_t dropped_since_walk;	/* of those, since the last walk of every root */
-	bool last_walked_all;		/* the last refresh walked every root whole */
-	enum upcc_inv_walk_why walk_why;	/* and why */
+	/* Why the last refresh walked every root whole; NONE: it did not. */
+	enum upcc_inv_walk_why walk_why;
 	uint64_t overflows_at_walk;	/* fan.overflows when that walk began */
 	struct upcc_mapped_set mapped;
 	struct upcc_inventory_totals last;

@@ -363,8 +363,7 @@ int upcc_inventory_refresh(struct upcc_inventory *inv)
 		upcc_fanotify_drain(fan, &view, 2 * (uint64_t)inv->capacity);
 	}
 	inv->walk_why = why_walk_all(inv);
-	inv->last_walked_all = inv->walk_why != UPCC_INV_WALK_NONE;
-	if (inv->last_walked_all) {
+	if (inv->walk_why != UPCC_INV_WALK_NONE) {
 		inv->dropped_since_walk = 0;
 		inv->overflows_at_walk = fan->overflows;
 		err = walk_refresh(inv, true);
@@ -386,7 +385,6 @@ int upcc_inventory_refresh(struct upcc_inventory *inv)
 	return 0;
 interrupted:
 	/* Half a refresh forgets nothing: the next one walks the whole tree. */
-	inv->last_walked_all = false;
 	inv->walk_why = UPCC_INV_WALK_NONE;
 	fan->need_walk = true;
 	return err;

@@ -177,7 +177,7 @@ int upcc_inventory_sample(const struct upcc_inventory *inv, struct upcc_sample *
 	 * tree's only when this refresh walked it (every file the walk met
 	 * was counted, kept in the table or not).
 	 */
-	if (inv->from_mounts || (inv->dropped_since_walk && !inv->last_walked_all))
+	if (inv->from_mounts || (inv->dropped_since_walk && inv->walk_why == UPCC_INV_WALK_NONE))
 		return -EOPNOTSUPP;
 	sample_from_totals(&inv->last, sample, 0);
 	((struct upcc_inventory *)inv)->total_pages = sample->total_pages;	/* for the tick */
