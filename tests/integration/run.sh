@@ -184,6 +184,10 @@ rm -f "$mnt/learned"
 # the walk goes, three refreshes are one walk.
 queue=$(cat /proc/sys/fs/fanotify/max_queued_events)
 many=$((queue + 2048))
+free_inodes=$(df --output=iavail "$mnt" | tail -n 1)
+if [ "$many" -ge "$free_inodes" ]; then
+	fail "setup: fs.fanotify.max_queued_events=$queue needs $many files, the loop fs has $free_inodes inodes"
+fi
 mkdir "$mnt/many"
 ( cd "$mnt/many" && for ((i = 0; i < many; i++)); do echo "$i" >"f$i"; done )
 no_drain=$(UPCC_TEST_NO_OWN_DRAIN=1 "$INVENTORY_PROBE" --refreshes 3 "$mnt")
