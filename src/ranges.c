@@ -61,9 +61,10 @@ static int range_cached(int fd, const struct stat *st, uint64_t index, uint16_t 
 
 /*
  * One dropped range measured again: a quarter of what the drop took back
- * makes it hot, for longer each time; the watch ends when it is judged or
- * has run out (a range read once never comes back).  Returns the pages
- * back if it proved hot, else 0.
+ * makes it hot, for longer each time it is in a row; the watch ends when
+ * it is judged or has run out (a range read once never comes back), and
+ * one that ran out breaks the row, so that its next drop is whole again.
+ * Returns the pages back if it proved hot, else 0.
  */
 static uint64_t judge_range(struct upcc_range *r, uint16_t cached, uint64_t now_usec)
 {
@@ -77,6 +78,8 @@ static uint64_t judge_range(struct upcc_range *r, uint16_t cached, uint64_t now_
 		r->hot_until_usec = now_usec + (UPCC_RANGE_HOT_USEC << shift);
 		if (r->hot_level < UINT8_MAX)
 			r->hot_level++;
+	} else if (now_usec - r->drop_usec >= UPCC_RANGE_WATCH_USEC) {
+		r->hot_level = 0;
 	}
 	if (hot || now_usec - r->drop_usec >= UPCC_RANGE_WATCH_USEC)
 		r->dropped = r->left = 0;
@@ -146,17 +149,37 @@ static int look(struct upcc_ranges *ranges, int fd, const struct stat *st, uint6
 	return 0;
 }
 
-static int drop_range(struct upcc_range *r, int fd, const struct stat *st, uint64_t index,
-		      uint64_t now_usec, uint64_t *dropped)
+/* DONTNEED pages [first, first + nr) of range @index; *after gets its cache. */
+static int drop_pages(int fd, const struct stat *st, uint64_t index, uint64_t first,
+		      uint64_t nr, uint16_t *after)
 {
 	uint64_t page = upcc_page_size();
-	uint16_t before = r->cached, after;
-	int err = posix_fadvise(fd, (off_t)(index * UPCC_RANGE_PAGES * page),
-				(off_t)(UPCC_RANGE_PAGES * page), POSIX_FADV_DONTNEED);
+	int err = posix_fadvise(fd, (off_t)((index * UPCC_RANGE_PAGES + first) * page),
+				(off_t)(nr * page), POSIX_FADV_DONTNEED);
 
 	if (err)
 		return -err;
-	err = range_cached(fd, st, index, &after);
+	return range_cached(fd, st, index, after);
+}
+
+/*
+ * A range that proved hot last time is probed by one eighth, a different
+ * one each time; the rest stays.  A probe that takes nothing (a large
+ * folio across the eighth: DONTNEED passes over it) gives way to a whole
+ * drop, or the range could never be judged again.
+ */
+static int drop_range(struct upcc_range *r, int fd, const struct stat *st, uint64_t index,
+		      uint64_t now_usec, uint64_t *dropped)
+{
+	uint16_t before = r->cached, after = before;
+	int err = 0;
+
+	if (r->hot_level)
+		err = drop_pages(fd, st, index,
+				 (r->hot_level % UPCC_RANGE_PROBES) * UPCC_RANGE_PROBE_PAGES,
+				 UPCC_RANGE_PROBE_PAGES, &after);
+	if (!err && after >= before)
+		err = drop_pages(fd, st, index, 0, UPCC_RANGE_PAGES, &after);
 	if (err)
 		return err;
 	if (after < before) {

@@ -17,6 +17,10 @@
  *    UPCC_RANGE_WATCH_USEC is hot: kept for UPCC_RANGE_HOT_USEC, twice
  *    that each time it proves hot again (up to 8x), so a working set is
  *    probed less and less often;
+ *  - a range that proved hot is probed again by an eighth of it only (a
+ *    different eighth each time): if it is still hot, the probe costs its
+ *    reader an eighth of a range read back, not all of it; if nothing
+ *    comes back it is no longer known hot, and its next drop is whole;
  *  - the file's working set is the cache of its hot ranges only.
  *
  * The caller keeps the mapped and dirty rules (evict.c); this file only
@@ -34,6 +38,8 @@
 #define UPCC_RANGE_WATCH_USEC	(10ull * 1000 * 1000)
 #define UPCC_RANGE_HOT_USEC	(30ull * 1000 * 1000)
 #define UPCC_RANGE_HOT_MAX_SHIFT 3u
+#define UPCC_RANGE_PROBES	8u		/* a hot range is probed by 1/8 */
+#define UPCC_RANGE_PROBE_PAGES	(UPCC_RANGE_PAGES / UPCC_RANGE_PROBES)
 
 struct upcc_range {
 	uint64_t drop_usec;		/* when it was last dropped, monotonic */
@@ -41,7 +47,7 @@ struct upcc_range {
 	uint16_t cached;		/* at the last look */
 	uint16_t dropped;		/* what that drop took, watched; 0 = none */
 	uint16_t left;			/* cached right after it */
-	uint8_t hot_level;		/* times it proved hot, capped */
+	uint8_t hot_level;		/* times it proved hot in a row, capped */
 	bool seen;			/* looked at once: growth can be judged */
 };
 

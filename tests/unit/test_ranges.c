@@ -205,13 +205,115 @@ static void test_refaulted_range_is_hot(void **state)
 					   t5 + UPCC_RANGE_WATCH_USEC + SEC), 0);
 	assert_int_equal(f.ranges->range[5].hot_until_usec, 0);
 
-	/* Range 1 after its protection: dropped, back again, hot for 2x. */
+	/* Range 1 after its protection: probed (an eighth), back, hot for 2x. */
 	t += 2 * SEC + UPCC_RANGE_HOT_USEC;
 	evict(&f, 0, t);
-	assert_true(cached_in(&f, 1) <= DROP_SLACK);
+	assert_true(cached_in(&f, 1) <= UPCC_RANGE_PAGES / 2 - UPCC_RANGE_PROBE_PAGES + DROP_SLACK);
 	reread(&f, 1, UPCC_RANGE_PAGES);
 	assert_true(upcc_ranges_watch(f.ranges, f.fd, &f.st, t + SEC) > 0);
 	assert_true(f.ranges->range[1].hot_until_usec == t + SEC + 2 * UPCC_RANGE_HOT_USEC);
+	close_file(&f);
+}
+
+static uint64_t cached_pages(struct file *f, uint64_t first, uint64_t nr)
+{
+	uint64_t cached;
+
+	assert_int_equal(upcc_residency_range(f->fd, &f->st, first, nr, &cached), 0);
+	return cached;
+}
+
+/* Range 2 dropped, read back whole within its watch: hot from @t. */
+static void make_hot(struct file *f, uint64_t t)
+{
+	leave_pages(f, 2, UPCC_RANGE_PAGES);	/* small folios: an eighth can go */
+	evict(f, 0, t);
+	evict(f, 0, t + SEC);
+	reread(f, 2, UPCC_RANGE_PAGES);
+	assert_true(upcc_ranges_watch(f->ranges, f->fd, &f->st, t + 2 * SEC) > 0);
+	assert_int_equal(f->ranges->range[2].hot_level, 1);
+}
+
+/*
+ * A range that proved hot loses an eighth when its protection ends, not
+ * all of it, and the next probe takes another eighth: its reader reads
+ * back 64 pages per probe, not 512.
+ */
+static void test_hot_range_probed_by_an_eighth(void **state)
+{
+	uint64_t t = 100 * SEC, p1 = UPCC_RANGE_PROBE_PAGES, base = 2 * UPCC_RANGE_PAGES;
+	struct file f;
+
+	(void)state;
+	open_cached(&f);
+	make_hot(&f, t);
+	t += 2 * SEC + UPCC_RANGE_HOT_USEC;
+	evict(&f, 0, t);
+	assert_true(cached_pages(&f, base + p1, p1) <= DROP_SLACK);	/* eighth 1 */
+	assert_true(cached_in(&f, 2) >= UPCC_RANGE_PAGES - p1 - HOST_RECLAIM_SLACK);
+	assert_true(f.ranges->range[2].dropped >= p1 - DROP_SLACK);
+	assert_true(f.ranges->range[2].dropped <= p1 + HOST_RECLAIM_SLACK);
+
+	/* Back within the watch: hot for 2x, then eighth 2 is probed. */
+	reread(&f, 2, UPCC_RANGE_PAGES);
+	assert_true(upcc_ranges_watch(f.ranges, f.fd, &f.st, t + SEC) >= p1 - DROP_SLACK);
+	assert_int_equal(f.ranges->range[2].hot_until_usec, t + SEC + 2 * UPCC_RANGE_HOT_USEC);
+	t += SEC + 2 * UPCC_RANGE_HOT_USEC;
+	evict(&f, 0, t);
+	assert_true(cached_pages(&f, base + 2 * p1, p1) <= DROP_SLACK);
+	assert_true(cached_pages(&f, base + p1, p1) >= p1 - HOST_RECLAIM_SLACK);
+	close_file(&f);
+}
+
+/*
+ * A probe that nothing comes back to ends the row: the range is no longer
+ * known hot, and its next drop takes all of it.
+ */
+static void test_cold_probe_then_whole_drop(void **state)
+{
+	uint64_t t = 100 * SEC;
+	struct file f;
+
+	(void)state;
+	open_cached(&f);
+	make_hot(&f, t);
+	t += 2 * SEC + UPCC_RANGE_HOT_USEC;
+	evict(&f, 0, t);
+	assert_true(f.ranges->range[2].dropped <= UPCC_RANGE_PROBE_PAGES);
+	assert_int_equal(upcc_ranges_watch(f.ranges, f.fd, &f.st, t + UPCC_RANGE_WATCH_USEC), 0);
+	assert_int_equal(f.ranges->range[2].hot_level, 0);
+	assert_int_equal(f.ranges->range[2].dropped, 0);
+	evict(&f, 0, t + UPCC_RANGE_WATCH_USEC + SEC);
+	assert_true(cached_in(&f, 2) <= DROP_SLACK);
+	close_file(&f);
+}
+
+/*
+ * A probe that takes nothing (its eighth not cached, or a large folio
+ * across it: DONTNEED passes over a folio that straddles its range) gives
+ * way to a whole drop, watched, rather than leave the range never judged
+ * again.
+ */
+static void test_empty_probe_drops_whole(void **state)
+{
+	uint64_t t = 100 * SEC, p1 = UPCC_RANGE_PROBE_PAGES;
+	long page = sysconf(_SC_PAGESIZE);
+	struct file f;
+
+	(void)state;
+	open_cached(&f);
+	make_hot(&f, t);
+	/* Eighth 1, the next probe's, leaves the cache. */
+	assert_int_equal(posix_fadvise(f.fd, (off_t)((2 * UPCC_RANGE_PAGES + p1) * page),
+				       (off_t)(p1 * page), POSIX_FADV_DONTNEED), 0);
+	assert_true(cached_in(&f, 2) <= UPCC_RANGE_PAGES - p1 + DROP_SLACK);
+	t += 2 * SEC + UPCC_RANGE_HOT_USEC;
+	evict(&f, 0, t - SEC);	/* range 2 still hot: only looked at */
+	assert_true(cached_in(&f, 2) >= UPCC_RANGE_PAGES - p1 - HOST_RECLAIM_SLACK);
+	evict(&f, 0, t);
+	assert_true(cached_in(&f, 2) <= DROP_SLACK);
+	assert_true(f.ranges->range[2].dropped >= UPCC_RANGE_PAGES - p1 - HOST_RECLAIM_SLACK -
+						   DROP_SLACK);
 	close_file(&f);
 }
 
@@ -262,6 +364,9 @@ int main(void)
 		cmocka_unit_test(test_first_look_only_looks),
 		cmocka_unit_test(test_grown_range_kept),
 		cmocka_unit_test(test_refaulted_range_is_hot),
+		cmocka_unit_test(test_hot_range_probed_by_an_eighth),
+		cmocka_unit_test(test_cold_probe_then_whole_drop),
+		cmocka_unit_test(test_empty_probe_drops_whole),
 		cmocka_unit_test(test_least_cached_first),
 		cmocka_unit_test(test_resize_keeps_state),
 	};
