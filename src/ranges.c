@@ -61,9 +61,12 @@ static int range_cached(int fd, const struct stat *st, uint64_t index, uint16_t 
 
 /*
  * One dropped range measured again: a quarter of what the drop took back
- * makes it hot, for longer each time it is in a row; the watch ends when
- * it is judged or has run out (a range read once never comes back), and
- * one that ran out breaks the row, so that its next drop is whole again.
+ * makes it hot, for longer each time; the watch ends when it is judged or
+ * has run out (a range read once never comes back).  A watch that ran out
+ * with nothing back ends the range's record of being hot, so that its
+ * next drop is whole again.  One with a little back keeps it: an eighth
+ * is a small sample, and a range still in use whose probe fell short by
+ * chance would otherwise lose all of it at its next drop.
  * Returns the pages back if it proved hot, else 0.
  */
 static uint64_t judge_range(struct upcc_range *r, uint16_t cached, uint64_t now_usec)
@@ -78,7 +81,7 @@ static uint64_t judge_range(struct upcc_range *r, uint16_t cached, uint64_t now_
 		r->hot_until_usec = now_usec + (UPCC_RANGE_HOT_USEC << shift);
 		if (r->hot_level < UINT8_MAX)
 			r->hot_level++;
-	} else if (now_usec - r->drop_usec >= UPCC_RANGE_WATCH_USEC) {
+	} else if (!back && now_usec - r->drop_usec >= UPCC_RANGE_WATCH_USEC) {
 		r->hot_level = 0;
 	}
 	if (hot || now_usec - r->drop_usec >= UPCC_RANGE_WATCH_USEC)
@@ -174,10 +177,11 @@ static int drop_range(struct upcc_range *r, int fd, const struct stat *st, uint6
 	uint16_t before = r->cached, after = before;
 	int err = 0;
 
-	if (r->hot_level)
-		err = drop_pages(fd, st, index,
-				 (r->hot_level % UPCC_RANGE_PROBES) * UPCC_RANGE_PROBE_PAGES,
+	if (r->hot_level) {
+		r->probes++;
+		err = drop_pages(fd, st, index, (r->probes % UPCC_RANGE_PROBES) * UPCC_RANGE_PROBE_PAGES,
 				 UPCC_RANGE_PROBE_PAGES, &after);
+	}
 	if (!err && after >= before)
 		err = drop_pages(fd, st, index, 0, UPCC_RANGE_PAGES, &after);
 	if (err)

@@ -19,8 +19,9 @@
  *    probed less and less often;
  *  - a range that proved hot is probed again by an eighth of it only (a
  *    different eighth each time): if it is still hot, the probe costs its
- *    reader an eighth of a range read back, not all of it; if nothing
- *    comes back it is no longer known hot, and its next drop is whole;
+ *    reader an eighth of a range read back, not all of it; if nothing at
+ *    all comes back it is no longer known hot, and its next drop is whole;
+ *    if a little does, the next eighth is probed in turn;
  *  - the file's working set is the cache of its hot ranges only.
  *
  * The caller keeps the mapped and dirty rules (evict.c); this file only
@@ -47,8 +48,9 @@ struct upcc_range {
 	uint16_t cached;		/* at the last look */
 	uint16_t dropped;		/* what that drop took, watched; 0 = none */
 	uint16_t left;			/* cached right after it */
-	uint8_t hot_level;		/* times it proved hot in a row, capped */
+	uint8_t hot_level;		/* times it proved hot, capped; 0 once cold */
 	bool seen;			/* looked at once: growth can be judged */
+	uint8_t probes;			/* eighths probed: which one is next */
 };
 
 struct upcc_ranges {

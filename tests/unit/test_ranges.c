@@ -289,6 +289,31 @@ static void test_cold_probe_then_whole_drop(void **state)
 }
 
 /*
+ * A probe a little comes back to (short of a quarter) leaves the range
+ * known hot: its next drop is the next eighth, not all of it.  A small
+ * sample of a range still in use can fall short by chance.
+ */
+static void test_short_probe_keeps_eighths(void **state)
+{
+	uint64_t t = 100 * SEC, p1 = UPCC_RANGE_PROBE_PAGES, base = 2 * UPCC_RANGE_PAGES;
+	struct file f;
+
+	(void)state;
+	open_cached(&f);
+	make_hot(&f, t);
+	t += 2 * SEC + UPCC_RANGE_HOT_USEC;
+	evict(&f, 0, t);			/* eighth 1 probed */
+	reread(&f, 2, p1 + 4);			/* 4 of its 64 back */
+	assert_int_equal(upcc_ranges_watch(f.ranges, f.fd, &f.st, t + UPCC_RANGE_WATCH_USEC), 0);
+	assert_int_equal(f.ranges->range[2].hot_level, 1);
+	t += UPCC_RANGE_WATCH_USEC + SEC;
+	evict(&f, 0, t);			/* eighth 2: an eighth, not all */
+	assert_true(cached_pages(&f, base + 2 * p1, p1) <= DROP_SLACK);
+	assert_true(cached_in(&f, 2) >= UPCC_RANGE_PAGES - 2 * p1 - HOST_RECLAIM_SLACK);
+	close_file(&f);
+}
+
+/*
  * A probe that takes nothing (its eighth not cached, or a large folio
  * across it: DONTNEED passes over a folio that straddles its range) gives
  * way to a whole drop, watched, rather than leave the range never judged
@@ -366,6 +391,7 @@ int main(void)
 		cmocka_unit_test(test_refaulted_range_is_hot),
 		cmocka_unit_test(test_hot_range_probed_by_an_eighth),
 		cmocka_unit_test(test_cold_probe_then_whole_drop),
+		cmocka_unit_test(test_short_probe_keeps_eighths),
 		cmocka_unit_test(test_empty_probe_drops_whole),
 		cmocka_unit_test(test_least_cached_first),
 		cmocka_unit_test(test_resize_keeps_state),
