@@ -234,6 +234,20 @@ static void make_hot(struct file *f, uint64_t t)
 	assert_int_equal(f->ranges->range[2].hot_level, 1);
 }
 
+/* The test's file with range 2 hot, then its protection over and its
+ * first probe taken: returns the probe's time.
+ */
+static uint64_t probed_once(struct file *f)
+{
+	uint64_t t = 100 * SEC;
+
+	open_cached(f);
+	make_hot(f, t);
+	t += 2 * SEC + UPCC_RANGE_HOT_USEC;
+	evict(f, 0, t);
+	return t;
+}
+
 /*
  * A range that proved hot loses an eighth when its protection ends, not
  * all of it, and the next probe takes another eighth: its reader reads
@@ -241,14 +255,11 @@ static void make_hot(struct file *f, uint64_t t)
  */
 static void test_hot_range_probed_by_an_eighth(void **state)
 {
-	uint64_t t = 100 * SEC, p1 = UPCC_RANGE_PROBE_PAGES, base = 2 * UPCC_RANGE_PAGES;
+	uint64_t p1 = UPCC_RANGE_PROBE_PAGES, base = 2 * UPCC_RANGE_PAGES, t;
 	struct file f;
 
 	(void)state;
-	open_cached(&f);
-	make_hot(&f, t);
-	t += 2 * SEC + UPCC_RANGE_HOT_USEC;
-	evict(&f, 0, t);
+	t = probed_once(&f);		/* eighth 1 */
 	assert_true(cached_pages(&f, base + p1, p1) <= DROP_SLACK);	/* eighth 1 */
 	assert_true(cached_in(&f, 2) >= UPCC_RANGE_PAGES - p1 - HOST_RECLAIM_SLACK);
 	assert_true(f.ranges->range[2].dropped >= p1 - DROP_SLACK);
@@ -271,14 +282,11 @@ static void test_hot_range_probed_by_an_eighth(void **state)
  */
 static void test_cold_probe_then_whole_drop(void **state)
 {
-	uint64_t t = 100 * SEC;
 	struct file f;
+	uint64_t t;
 
 	(void)state;
-	open_cached(&f);
-	make_hot(&f, t);
-	t += 2 * SEC + UPCC_RANGE_HOT_USEC;
-	evict(&f, 0, t);
+	t = probed_once(&f);
 	assert_true(f.ranges->range[2].dropped <= UPCC_RANGE_PROBE_PAGES);
 	assert_int_equal(upcc_ranges_watch(f.ranges, f.fd, &f.st, t + UPCC_RANGE_WATCH_USEC), 0);
 	assert_int_equal(f.ranges->range[2].hot_level, 0);
@@ -295,14 +303,11 @@ static void test_cold_probe_then_whole_drop(void **state)
  */
 static void test_short_probe_keeps_eighths(void **state)
 {
-	uint64_t t = 100 * SEC, p1 = UPCC_RANGE_PROBE_PAGES, base = 2 * UPCC_RANGE_PAGES;
+	uint64_t p1 = UPCC_RANGE_PROBE_PAGES, base = 2 * UPCC_RANGE_PAGES, t;
 	struct file f;
 
 	(void)state;
-	open_cached(&f);
-	make_hot(&f, t);
-	t += 2 * SEC + UPCC_RANGE_HOT_USEC;
-	evict(&f, 0, t);			/* eighth 1 probed */
+	t = probed_once(&f);		/* eighth 1 */
 	reread(&f, 2, p1 + 4);			/* 4 of its 64 back */
 	assert_int_equal(upcc_ranges_watch(f.ranges, f.fd, &f.st, t + UPCC_RANGE_WATCH_USEC), 0);
 	assert_int_equal(f.ranges->range[2].hot_level, 1);
