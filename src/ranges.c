@@ -167,9 +167,9 @@ static int drop_pages(int fd, const struct stat *st, uint64_t index, uint64_t fi
 
 /*
  * A range that proved hot last time is probed by one eighth, a different
- * one each time; the rest stays.  A probe that takes nothing (a large
- * folio across the eighth: DONTNEED passes over it) gives way to a whole
- * drop, or the range could never be judged again.
+ * one each time; the rest stays.  A probe that takes nothing (its eighth
+ * not cached, or a large folio across it: DONTNEED passes over one) gives
+ * way to a whole drop, or the range could never be judged again.
  */
 static int drop_range(struct upcc_range *r, int fd, const struct stat *st, uint64_t index,
 		      uint64_t now_usec, uint64_t *dropped)
