@@ -50,8 +50,11 @@
 #define PAGE_BYTES		4096u
 /* A toggle takes effect within this long, or the check fails. */
 #define TOGGLE_DEADLINE_MS	toggle_deadline_ms()
-/* Each toggle phase outlasts its deadline by 2 s, in which it must hold. */
-#define TOGGLE_PHASE_MS		(TOGGLE_DEADLINE_MS > 1000 ? TOGGLE_DEADLINE_MS + 2000 : 3000)
+/*
+ * Each toggle phase outlasts its deadline by 3 s, in which it must hold:
+ * 30 samples, so that their 95th percentile is not the largest.
+ */
+#define TOGGLE_PHASE_MS		(TOGGLE_DEADLINE_MS + 3000)
 #define MAX_SAMPLES		20000	/* 200 s at 10 ms */
 
 
@@ -339,6 +342,18 @@ static int compute_bound_at(struct bound *b, long ratio)
 		return -1;
 	b->trigger = b->target * UPCC_UNMAPPED_PAGE_RATIO;
 	return 0;
+}
+
+/* The control's wake limit in force (/proc/zoneinfo, refault raise included) */
+static bool wake_limit_now(uint64_t *pages)
+{
+	static char text[65536];
+	const char *p;
+
+	if (read_text("/proc/zoneinfo", text, sizeof(text)) < 0)
+		return false;
+	p = strstr(text, "unmapped_wake_limit ");
+	return p && sscanf(p, "unmapped_wake_limit %" SCNu64, pages) == 1;
 }
 
 static void take_sample(struct vm_sample *s, int64_t t0)
@@ -682,10 +697,10 @@ static void trace_sample(FILE *trace, const struct vm_sample *s)
 	if (!trace)
 		return;
 	fprintf(trace, "%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-		",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%d,%" PRIu64 "\n",
+		",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%d,%" PRIu64 ",%" PRIu64 "\n",
 		s->t_ms, s->unmapped, s->file_lru, s->mapped, s->free,
 		s->counters[CTR_WAKE], s->counters[CTR_SCAN],
-		s->counters[CTR_STEAL], s->control, s->mmap_resident);
+		s->counters[CTR_STEAL], s->control, s->mmap_resident, s->wake_limit);
 }
 
 /* Switch vm.unmapped_page_control when a toggle phase begins. */
@@ -725,6 +740,9 @@ static int sample_stream(struct stream_run *run, pid_t reader, int report_fd)
 			s->mmap_resident = resident_pages(&run->mapping);
 			touch_mapping(&run->mapping);
 		}
+		/* Refaults after a switch-on may raise the limit: see check_toggle_phase() */
+		if (run->nr_phases && !wake_limit_now(&s->wake_limit))
+			s->wake_limit = 0;
 		trace_sample(run->trace, s);
 		apply_toggle(run, s->t_ms, &next_phase);
 		if (reader_done_ms < 0 && waitpid(reader, &status, WNOHANG) == reader) {
@@ -916,11 +934,38 @@ static void check_dirty(const struct stream_run *run, const struct upcc_cachesta
 	       before->nr_dirty, after.nr_dirty, after.nr_cache, after.nr_writeback);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The value that @pct percent of the @n samples are at or under (sorts them) */
+static uint64_t percentile(uint64_t *v, size_t n, unsigned int pct)
+{
+	size_t i;
+
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_u64);
+	i = (n * pct + 99) / 100;
+	return v[i ? i - 1 : 0];
+}
+
 /*
- * Switched off, the control must stop within a second: no counter moves
- * after the first second, and the cache grows past the bound.  Switched
- * on, it must act within a second: a counter moves, and the unmapped cache
- * is back within bound + slack by then and stays there.
+ * Switched off, the control must stop within the deadline: no counter
+ * moves after it, and the cache grows past the bound.  Switched on, it must
+ * act within the deadline: a counter moves, and the unmapped cache is back
+ * within bound + slack by then and stays there.  "There" is the wake limit
+ * in force, never below the configured one: the stream loops over its
+ * files, so once the control is back its refaults may raise the limit, as
+ * the series is built to (the concurrent cases compare with it the same
+ * way).  And "stays" is 95% of the samples after the deadline, the largest
+ * reported: at full speed a kswapd the host does not run for a moment can
+ * let a sample past (CI: 233 MiB/s beside other work, over 3-5 s after a
+ * switch that was back within 200 ms), as in check_hot_peak(); a switch
+ * that did not take, or a control that stops again, is over in most.
  */
 static void check_toggle_phase(const struct stream_run *run, const struct toggle_phase *ph)
 {
@@ -929,10 +974,16 @@ static void check_toggle_phase(const struct stream_run *run, const struct toggle
 	uint64_t limit = run->bound.trigger + o->slack;
 	const struct vm_sample *at_start = NULL, *at_deadline = NULL, *last = NULL;
 	const struct vm_sample *peak;
-	int64_t back_ms = -1, moved_ms = -1;
-	bool over_after = false;
+	int64_t back_ms = -1, moved_ms = -1, first_over = -1;
+	uint64_t peak_after = 0, peak_limit = run->bound.trigger, p95_excess;
+	uint64_t *excess = calloc(run->nr_samples ? run->nr_samples : 1, sizeof(*excess));
+	size_t i, nr_after = 0, nr_over = 0;
 	char name[160];
-	size_t i;
+
+	if (!excess) {
+		report(false, o->name, "calloc: %s", strerror(errno));
+		return;
+	}
 
 	for (i = 0; i < run->nr_samples; i++) {
 		const struct vm_sample *s = &run->samples[i];
@@ -950,9 +1001,21 @@ static void check_toggle_phase(const struct stream_run *run, const struct toggle
 			moved_ms = s->t_ms - ph->start_ms;
 		if (back_ms < 0 && s->unmapped <= limit)
 			back_ms = s->t_ms - ph->start_ms;
-		if (s->t_ms > effect_by && s->unmapped > limit)
-			over_after = true;
+		if (s->t_ms > effect_by) {
+			uint64_t in_force = s->wake_limit > run->bound.trigger ?
+					    s->wake_limit : run->bound.trigger;
+
+			if (in_force > peak_limit)
+				peak_limit = in_force;
+			if (s->unmapped > peak_after)
+				peak_after = s->unmapped;
+			if (s->unmapped > in_force + o->slack && nr_over++ == 0)
+				first_over = s->t_ms - ph->start_ms;
+			excess[nr_after++] = s->unmapped > in_force ? s->unmapped - in_force : 0;
+		}
 	}
+	p95_excess = percentile(excess, nr_after, 95);
+	free(excess);
 	if (!at_start || !at_deadline || !last || last == at_deadline) {
 		snprintf(name, sizeof(name), "%s_toggle_%s", o->name, ph->control ? "on" : "off");
 		report_timing(false, name, "stream too short for the phase at %" PRId64 " ms",
@@ -979,10 +1042,14 @@ static void check_toggle_phase(const struct stream_run *run, const struct toggle
 		snprintf(name, sizeof(name), "%s_toggle_on_within_%" PRId64 "ms", o->name,
 			 TOGGLE_DEADLINE_MS);
 		report_timing(moved_ms >= 0 && moved_ms <= TOGGLE_DEADLINE_MS && back_ms >= 0 &&
-		       back_ms <= TOGGLE_DEADLINE_MS && !over_after, name,
-		       "counters moved %s; unmapped back within bound+slack %" PRIu64
-		       " %s, %s over it after the first second", moved, limit, back,
-		       over_after ? "but" : "never");
+		       back_ms <= TOGGLE_DEADLINE_MS && nr_after >= 20 && p95_excess <= o->slack,
+		       name, "counters moved %s; unmapped back within bound+slack %" PRIu64
+		       " %s; after the deadline 95%% of %zu samples within slack %" PRIu64
+		       " of the wake limit in force (configured %" PRIu64 ", raised up to %"
+		       PRIu64 "): 95th percentile %" PRIu64 " over; largest sample %" PRIu64
+		       ", %zu over limit + slack (first at %" PRId64 " ms)", moved, limit, back,
+		       nr_after, o->slack, run->bound.trigger, peak_limit, p95_excess,
+		       peak_after, nr_over, first_over);
 	}
 }
 
@@ -994,7 +1061,7 @@ static int open_trace(struct stream_run *run)
 	if (!run->trace)
 		return -1;
 	fprintf(run->trace, "t_ms,unmapped,file_lru,mapped,free,kswapd_unmapped_wake,"
-		"pgscan_unmapped,pgsteal_unmapped,control,mmap_resident\n");
+		"pgscan_unmapped,pgsteal_unmapped,control,mmap_resident,wake_limit\n");
 	return 0;
 }
 
@@ -1300,18 +1367,6 @@ static void vm_counters(uint64_t *v)
 			v[i] = 0;
 }
 
-/* The control's wake limit in force (/proc/zoneinfo, refault raise included) */
-static bool wake_limit_now(uint64_t *pages)
-{
-	static char text[65536];
-	const char *p;
-
-	if (read_text("/proc/zoneinfo", text, sizeof(text)) < 0)
-		return false;
-	p = strstr(text, "unmapped_wake_limit ");
-	return p && sscanf(p, "unmapped_wake_limit %" SCNu64, pages) == 1;
-}
-
 /*
  * Poll @sample every interval until it gives at most @limit: the ms
  * since @t0, or -1 if that did not happen within @within_ms of it (or a
@@ -1371,25 +1426,6 @@ static void print_lru_state(const char *name)
  */
 #define MAX_HOT_SAMPLES 4096
 static uint64_t hot_samples[MAX_HOT_SAMPLES];
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* The value that @pct percent of the @n samples are at or under (sorts them) */
-static uint64_t percentile(uint64_t *v, size_t n, unsigned int pct)
-{
-	size_t i;
-
-	if (!n)
-		return 0;
-	qsort(v, n, sizeof(*v), cmp_u64);
-	i = (n * pct + 99) / 100;
-	return v[i ? i - 1 : 0];
-}
 
 /*
  * How far over the wake limit the cache went (checked with --peak-factor).  The largest sample is a race
