@@ -166,10 +166,44 @@ static int drop_pages(int fd, const struct stat *st, uint64_t index, uint64_t fi
 }
 
 /*
- * A range that proved hot last time is probed by one eighth, a different
- * one each time; the rest stays.  A probe that takes nothing (its eighth
- * not cached, or a large folio across it: DONTNEED passes over one) gives
- * way to a whole drop, or the range could never be judged again.
+ * Probe a range that proved hot: drop the next eighth, after the last
+ * probe's, that holds cache; the rest stays.  An eighth emptied before
+ * (its pages cold, taken by an earlier probe, and not read since) is
+ * passed over rather than taken as a sign the range cannot be probed:
+ * that would drop all of a range still hot elsewhere.  *after is left
+ * at the range's cache before if no eighth gave anything back.
+ */
+static int probe_range(struct upcc_range *r, int fd, const struct stat *st, uint64_t index,
+		       uint16_t *after)
+{
+	uint64_t base = index * UPCC_RANGE_PAGES;
+
+	for (unsigned int k = 1; k <= UPCC_RANGE_PROBES; k++) {
+		uint64_t first = ((r->probes + k) % UPCC_RANGE_PROBES) * UPCC_RANGE_PROBE_PAGES;
+		uint64_t cached;
+		int err = upcc_residency_range(fd, st, base + first, UPCC_RANGE_PROBE_PAGES,
+					       &cached);
+
+		if (err)
+			return err;
+		if (!cached)
+			continue;
+		err = drop_pages(fd, st, index, first, UPCC_RANGE_PROBE_PAGES, after);
+		if (err)
+			return err;
+		if (*after < r->cached) {
+			r->probes = (uint8_t)(r->probes + k);
+			return 0;
+		}
+	}
+	return 0;
+}
+
+/*
+ * A range that proved hot is probed by an eighth; one that did not is
+ * dropped whole.  So is a hot one no eighth of which gives anything back
+ * (large folios across them: DONTNEED passes over a folio that straddles
+ * its range), or the range could never be judged again.
  */
 static int drop_range(struct upcc_range *r, int fd, const struct stat *st, uint64_t index,
 		      uint64_t now_usec, uint64_t *dropped)
@@ -177,11 +211,8 @@ static int drop_range(struct upcc_range *r, int fd, const struct stat *st, uint6
 	uint16_t before = r->cached, after = before;
 	int err = 0;
 
-	if (r->hot_level) {
-		r->probes++;
-		err = drop_pages(fd, st, index, (r->probes % UPCC_RANGE_PROBES) * UPCC_RANGE_PROBE_PAGES,
-				 UPCC_RANGE_PROBE_PAGES, &after);
-	}
+	if (r->hot_level)
+		err = probe_range(r, fd, st, index, &after);
 	if (!err && after >= before)
 		err = drop_pages(fd, st, index, 0, UPCC_RANGE_PAGES, &after);
 	if (err)

@@ -17,11 +17,13 @@
  *    UPCC_RANGE_WATCH_USEC is hot: kept for UPCC_RANGE_HOT_USEC, twice
  *    that each time it proves hot again (up to 8x), so a working set is
  *    probed less and less often;
- *  - a range that proved hot is probed again by an eighth of it only (a
- *    different eighth each time): if it is still hot, the probe costs its
- *    reader an eighth of a range read back, not all of it; if nothing at
- *    all comes back it is no longer known hot, and its next drop is whole;
- *    if a little does, the next eighth is probed in turn;
+ *  - a range that proved hot is probed again by an eighth of it only (the
+ *    next eighth that holds cache, in turn): if it is still hot, the probe
+ *    costs its reader an eighth of a range read back, not all of it; if
+ *    nothing at all comes back it is no longer known hot, and its next
+ *    drop is whole; if a little does, the next eighth is probed in turn.
+ *    An eighth left empty by an earlier probe is passed over; a range no
+ *    eighth of which can be dropped (large folios across them) goes whole;
  *  - the file's working set is the cache of its hot ranges only.
  *
  * The caller keeps the mapped and dirty rules (evict.c); this file only
