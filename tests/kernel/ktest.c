@@ -52,7 +52,7 @@
 #define TOGGLE_DEADLINE_MS	toggle_deadline_ms()
 /*
  * Each toggle phase outlasts its deadline by 3 s, in which it must hold:
- * 30 samples, so that their 95th percentile is not the largest.
+ * 29-30 samples, so that their 95th percentile is not the largest.
  */
 #define TOGGLE_PHASE_MS		(TOGGLE_DEADLINE_MS + 3000)
 #define MAX_SAMPLES		20000	/* 200 s at 10 ms */
