@@ -19,10 +19,10 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "clock.h"
-#include "hooks.h"
-#include "inventory.h"
-#include "walk.h"
+#include "lib/clock.h"
+#include "lib/hooks.h"
+#include "inventory/inventory.h"
+#include "sys/walk.h"
 
 static long peak_rss_kib(void)
 {
@@ -83,7 +83,7 @@ static int bench_refresh(const char *root, unsigned long runs, size_t capacity)
 	}
 	elapsed = (upcc_monotonic_usec() - start) / runs;
 	printf("refresh %s: %zu files with cache kept, %llu cached pages, %s, %.3f s a refresh, "
-	       "peak RSS %ld KiB\n", root, inv.count, (unsigned long long)inv.last.cached_pages,
+	       "peak RSS %ld KiB\n", root, inv.count, (unsigned long long)inv.last.sum.cached_pages,
 	       inv.fan.fd >= 0 ? "fanotify" : "walks", elapsed / 1e6, peak_rss_kib());
 	upcc_inventory_fini(&inv);
 	return 0;

@@ -35,8 +35,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../src/cachestat.h"
-#include "../src/policy.h"
+#include "sys/cachestat.h"
+#include "core/policy.h"
 
 #define STREAM_BUFFER_BYTES	(4u << 20)
 #define MAX_DIR_FILES		65536u

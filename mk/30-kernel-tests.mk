@@ -6,7 +6,7 @@
 # and also fails on any kernel splat in the guests' logs.
 
 KTEST := $(BUILD)/tests/kernel/ktest
-KTEST_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -Isrc
+KTEST_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -iquote src
 
 # The SMP suite boots the x86_64 kernel in QEMU (2 vCPUs, multi-threaded
 # TCG) and runs the same cases plus the concurrency ones; its debug twin
@@ -25,9 +25,9 @@ KTEST_HOSTSAMPLE := $(BUILD)/bench-host/hostsample
 
 # Static: the guest root is busybox and nothing else.  policy.c supplies
 # the bound the kernel is checked against.
-$(KTEST): tests/kernel/ktest.c src/policy.c src/policy.h src/cachestat.h
+$(KTEST): tests/kernel/ktest.c src/core/policy.c src/core/policy.h src/sys/cachestat.h
 	@mkdir -p $(@D)
-	$(CC) $(KTEST_CFLAGS) -static -o $@ tests/kernel/ktest.c src/policy.c
+	$(CC) $(KTEST_CFLAGS) -static -o $@ tests/kernel/ktest.c src/core/policy.c
 
 kernel-functional: kernel $(KTEST)
 	tests/kernel/run-functional.sh

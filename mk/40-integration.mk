@@ -5,13 +5,13 @@
 CHECK_SUITES += integration
 .PHONY: integration
 
-$(BUILD)/integration/probe: tests/integration/probe.c src/cachestat.h
+$(BUILD)/integration/probe: tests/integration/probe.c src/sys/cachestat.h
 	@mkdir -p $(@D)
-	$(CC) -std=c11 -Wall -Wextra -Werror -O2 -Isrc -o $@ $<
+	$(CC) -std=c11 -Wall -Wextra -Werror -O2 -iquote src -o $@ $<
 
-$(BUILD)/integration/inventory-probe: tests/integration/inventory-probe.c $(BUILD)/libupcc.a
+$(BUILD)/integration/inventory-probe: tests/integration/inventory-probe.c $(call usr_archives,$(BUILD),inventory)
 	@mkdir -p $(@D)
-	$(CC) $(USR_CFLAGS) -Isrc -o $@ $^
+	$(CC) $(USR_CFLAGS) -iquote src -o $@ $^
 
 # Runs a program as on a kernel without file handles (seccomp: ENOSYS).
 $(BUILD)/integration/no-fhandle: tests/integration/no-fhandle.c
@@ -22,15 +22,15 @@ $(BUILD)/integration/no-fhandle: tests/integration/no-fhandle.c
 # main, renamed, behind one that takes the mount-table hooks from the
 # environment.  Never installed; the installed upcd reads no test hook.
 define integration_hooked
-$(1)/integration/upcd_main.o: src/upcd.c
+$(1)/integration/upcd_main.o: src/upcd/upcd.c
 	@mkdir -p $$(@D)
 	$$(CC) $$(USR_CFLAGS) $(2) -Dmain=upcd_main -MMD -MP -c -o $$@ $$<
 
-$(1)/integration/hooked_main.o: tests/integration/hooked_main.c src/hooks.h
+$(1)/integration/hooked_main.o: tests/integration/hooked_main.c src/lib/hooks.h
 	@mkdir -p $$(@D)
-	$$(CC) $$(USR_CFLAGS) $(2) -Isrc -c -o $$@ $$<
+	$$(CC) $$(USR_CFLAGS) $(2) -iquote src -c -o $$@ $$<
 
-$(1)/integration/upcd-hooked: $(1)/integration/hooked_main.o $(1)/integration/upcd_main.o $(1)/libupcc.a
+$(1)/integration/upcd-hooked: $(1)/integration/hooked_main.o $(1)/integration/upcd_main.o $(call usr_archives,$(1),upcd)
 	$$(CC) $$(USR_CFLAGS) $(2) $$(LDFLAGS) -o $$@ $$^ $$(USR_LIBS)
 endef
 

@@ -23,9 +23,9 @@ export HOST_KERNEL
 .PHONY: host-e2e bench-host bench-host-deps bench-host-kernel
 CHECK_SUITES += host-e2e
 
-$(HOSTSAMPLE): bench/host/hostsample.c src/cachestat.h
+$(HOSTSAMPLE): bench/host/hostsample.c src/sys/cachestat.h
 	@mkdir -p $(@D)
-	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -Isrc -o $@ $<
+	$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror -iquote src -o $@ $<
 
 # Scenario (h)'s agent runs in the guest's busybox initramfs: static.
 $(PSI_AGENT): bench/host/psi-agent.c

@@ -3,7 +3,7 @@
 # suite: it takes minutes and its figures are for docs/bench.md.
 
 BENCH_BUILD := $(BUILD)/bench
-BENCH_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -Isrc
+BENCH_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -iquote src
 WORKLOAD := $(BENCH_BUILD)/workload
 INVENTORY_COST := $(BENCH_BUILD)/inventory-cost
 
@@ -15,12 +15,12 @@ bench-programs: $(WORKLOAD) $(INVENTORY_COST)
 
 # policy.c is linked for upcc_unmapped_file_pages(): the sampler's unmapped
 # figure is the kernel's arithmetic, not a second copy of it.
-$(WORKLOAD): bench/workload.c src/policy.c src/policy.h src/cachestat.h
+$(WORKLOAD): bench/workload.c src/core/policy.c src/core/policy.h src/sys/cachestat.h
 	@mkdir -p $(@D)
-	$(CC) $(BENCH_CFLAGS) -static -o $@ bench/workload.c src/policy.c
+	$(CC) $(BENCH_CFLAGS) -static -o $@ bench/workload.c src/core/policy.c
 
 # The inventory's costs: walk, refresh, mount table (docs/backends.md).
-$(INVENTORY_COST): bench/inventory-cost.c $(BUILD)/libupcc.a
+$(INVENTORY_COST): bench/inventory-cost.c $(call usr_archives,$(BUILD),inventory)
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -D_GNU_SOURCE -o $@ $^
 

@@ -7,7 +7,7 @@ WSETLOAD := $(BENCH_BUILD)/wsetload
 WSET_BEFORE ?= bd14bb0
 
 .PHONY: bench-wset bench-wset-before bench-wset-w5
-$(WSETLOAD): bench/wset/wsetload.c src/cachestat.h
+$(WSETLOAD): bench/wset/wsetload.c src/sys/cachestat.h
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -o $@ bench/wset/wsetload.c
 

@@ -51,7 +51,7 @@
 
 #include <x86intrin.h>
 
-#include "cachestat.h"
+#include "sys/cachestat.h"
 
 #define MAX_ITEMS	8
 

@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../src/cachestat.h"
+#include "sys/cachestat.h"
 
 /* A PostgreSQL data directory (W5) holds ~1,000 files in base/OID/. */
 #define MAX_FILES	16384

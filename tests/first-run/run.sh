@@ -2,7 +2,7 @@
 # The first run on a bare machine: does `make run` install what it needs?
 #
 # 1. Every file outside the tree that building upcd and upcc reads (each
-#    header of each src/*.c, the json-c library it links) belongs to a
+#    header of each src/*/*.c, the json-c library it links) belongs to a
 #    package that `scripts/install-deps.sh build` installs, itself or
 #    through its dependencies.  Negative control: the same check with the
 #    list less libjson-c-dev must name json-c's header (so the check can
@@ -33,8 +33,8 @@ closure() {
 # source with the build's own flags) and the library it links.
 build_inputs() {
 	local f
-	for f in "$top"/src/*.c; do
-		gcc -std=c11 -D_GNU_SOURCE -M "$f"
+	for f in "$top"/src/*/*.c; do
+		gcc -std=c11 -D_GNU_SOURCE -iquote "$top/src" -M "$f"
 	done | tr ' \\' '\n\n' | grep '^/' | grep -v "^$top/" | sort -u
 	gcc -print-file-name=libjson-c.so
 }

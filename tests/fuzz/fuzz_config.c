@@ -2,8 +2,8 @@
 /* fuzz_config.c - the config file parser, then the policy it resolves to. */
 #include "fuzz.h"
 
-#include "config.h"
-#include "control.h"
+#include "core/config.h"
+#include "control/control.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -8,7 +8,7 @@
 
 #include <unistd.h>
 
-#include "fanotify.h"
+#include "sys/fanotify.h"
 
 static int learn(void *ctx, int fd, const struct stat *st, const char *path)
 {

@@ -6,9 +6,9 @@
  */
 #include "fuzz.h"
 
-#include "mapped.h"
-#include "mounts.h"
-#include "stats.h"
+#include "sys/mapped.h"
+#include "sys/mounts.h"
+#include "sys/stats.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

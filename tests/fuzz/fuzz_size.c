@@ -5,9 +5,9 @@
  */
 #include "fuzz.h"
 
-#include "config.h"
-#include "size.h"
-#include "summary.h"
+#include "core/config.h"
+#include "core/size.h"
+#include "lib/text.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "state.h"
+#include "report/state.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -23,7 +23,7 @@ upcd=$(realpath "$build/upcd")
 upcc=$(realpath "$build/upcc")
 tmp=$(mktemp -d /tmp/upcc-install-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-. tests/unit/lib.sh
+. tests/unit/programs/lib.sh
 
 # --- file lists -------------------------------------------------------------
 usr=$tmp/usr-root

@@ -13,7 +13,7 @@
  */
 #include <stdlib.h>
 
-#include "hooks.h"
+#include "lib/hooks.h"
 
 int upcd_main(int argc, char **argv);
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * inventory-probe.c - does the inventory learn files by fanotify, without
- * walking again?  Linked against build/libupcc.a.
+ * walking again?  Linked against the inventory folder and those below it.
  *
  *   inventory-probe ROOT FILE
  *     refreshes once (a walk), prints "ready", waits for a line on stdin
@@ -23,8 +23,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "hooks.h"
-#include "inventory.h"
+#include "lib/hooks.h"
+#include "inventory/inventory.h"
 
 static int refreshes(unsigned int n, const char *root)
 {

@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cachestat.h"
+#include "sys/cachestat.h"
 
 static int measure(const char *path, struct upcc_cachestat *out)
 {

@@ -4,7 +4,7 @@
  *
  * Runs inside a UML guest (tests/kernel/guest-functional.sh) on a kernel
  * with CONFIG_UNMAPPED_PAGECACHE_CONTROL, and checks what the kernel really
- * does against the shared policy (src/policy.c): the bound it computes is
+ * does against the shared policy (src/core/policy.c): the bound it computes is
  * the kernel's own arithmetic, so a test and the kernel cannot silently
  * drift apart.  Every check prints one line, "PASS name: details" or
  * "FAIL name: details"; the host counts them.
@@ -36,8 +36,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cachestat.h"
-#include "policy.h"
+#include "sys/cachestat.h"
+#include "core/policy.h"
 
 /* -DSYSCTL_DIR=... points a development build at fake files. */
 #ifndef SYSCTL_DIR

@@ -18,7 +18,7 @@ cd "$(dirname "$0")/../.."
 out=${1:-build/deb}
 tmp=$(mktemp -d /tmp/upcc-package-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-. tests/unit/lib.sh
+. tests/unit/programs/lib.sh
 
 start=$(date +%s)
 changes=$(scripts/build-deb.sh "$out" 2>"$tmp/build.err")

@@ -23,7 +23,7 @@ mkdir -p "$work"
 rm -rf "${work:?}/run"
 mkdir -p "$work/run/payload/upgrade"
 run=$work/run
-. tests/unit/lib.sh
+. tests/unit/programs/lib.sh
 finish() {
 	echo "$passed passed, $failed failed"
 	[ "$failed" -eq 0 ]

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * backend.c - the backend registry, auto selection, and the small file
+ * helpers the global backends share (root prefix for tests, logged writes).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* O_NOATIME, O_PATH, getline, makedev */
+#endif
+#include "backend.h"
+#include "core/config.h"
+#include "lib/hooks.h"
+#include "lib/clock.h"
+#include "lib/text.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+/*
+ * The backends; auto tries them by auto_rank, as bench/ measured it
+ * (docs/bench.md): fadvise first: it
+ * keeps every rule on any kernel, drops the coldest files first and kept
+ * the hot set best of the rule-keeping backends.  Then damon, still only
+ * where its probe passes (6.15+, with the DAMOS filter that keeps mapped
+ * pages out, and DAMON free): it serves the scopes fadvise cannot aim at
+ * (a cgroup).  memcg is never auto (it may unmap, and refuses whenever its
+ * scope has dirty pages); dropcache last, only when allowed (blind to heat).
+ */
+const struct upcc_backend_ops *const upcc_backends[] = {
+	&upcc_backend_fadvise,
+	&upcc_backend_damon,
+	&upcc_backend_memcg,
+	&upcc_backend_dropcache,
+	NULL,
+};
+
+const struct upcc_backend_ops *upcc_backend_find(const char *name)
+{
+	if (!name)
+		return NULL;
+	for (size_t i = 0; upcc_backends[i]; i++)
+		if (strcmp(upcc_backends[i]->name, name) == 0)
+			return upcc_backends[i];
+	return NULL;
+}
+
+/* Selection only picks: init and fini are the caller's (upcd calls init
+ * unless dry-running), so nothing here allocates or changes state.
+ */
+static void choose(struct upcc_backend *backend, const struct upcc_backend_ops *ops)
+{
+	backend->ops = ops;
+	backend->priv = NULL;
+}
+
+static int select_named(struct upcc_backend *backend, const struct upcc_backend_ops *ops,
+			struct upcc_scope *scope)
+{
+	char why[sizeof(backend->why)];
+	int err;
+
+	if (ops == &upcc_backend_dropcache && !backend->allow_dropcache) {
+		snprintf(backend->why, sizeof(backend->why),
+			 "dropcache drops all clean cache, hot or cold: it needs allow_dropcache");
+		return -EPERM;
+	}
+	err = ops->probe(scope, why, sizeof(why));
+	backend->why[0] = '\0';
+	upcc_text_append(backend->why, sizeof(backend->why), "%s %s: %s", ops->name,
+			err ? "unusable" : "by name", why);
+	if (err)
+		return err;
+	choose(backend, ops);
+	return 0;
+}
+
+/* Append "name (reason)" to the list of backends auto passed over. */
+static void note_skipped(char *skipped, size_t len, const char *name, const char *reason)
+{
+	upcc_text_append(skipped, len, "%s%s (%s)", *skipped ? "; " : "", name, reason);
+}
+
+#define UPCC_MAX_BACKENDS	8
+
+/* The backends in auto's order: by their auto_rank (docs/backends.md). */
+static size_t auto_order(const struct upcc_backend_ops **order)
+{
+	size_t count = 0;
+
+	for (size_t i = 0; upcc_backends[i] && count < UPCC_MAX_BACKENDS; i++) {
+		size_t at = count++;
+
+		while (at && order[at - 1]->auto_rank > upcc_backends[i]->auto_rank) {
+			order[at] = order[at - 1];
+			at--;
+		}
+		order[at] = upcc_backends[i];
+	}
+	return count;
+}
+
+static int select_auto(struct upcc_backend *backend, struct upcc_scope *scope)
+{
+	char why[sizeof(backend->why)], skipped[sizeof(backend->why)] = "";
+	int err = -ENOTSUP;
+
+	const struct upcc_backend_ops *order[UPCC_MAX_BACKENDS];
+	size_t count = auto_order(order);
+
+	backend->why[0] = '\0';
+	for (size_t i = 0; i < count; i++) {
+		const struct upcc_backend_ops *ops = order[i];
+
+		if (ops->may_unmap) {
+			note_skipped(skipped, sizeof(skipped), ops->name, "may unmap");
+			continue;
+		}
+		if (ops == &upcc_backend_dropcache && !backend->allow_dropcache) {
+			note_skipped(skipped, sizeof(skipped), ops->name, "not allowed");
+			continue;
+		}
+		err = ops->probe(scope, why, sizeof(why));
+		if (err) {
+			note_skipped(skipped, sizeof(skipped), ops->name, why);
+			continue;
+		}
+		choose(backend, ops);
+		/* The chosen backend's reason first: a long one cuts the list. */
+		upcc_text_append(backend->why, sizeof(backend->why), "auto: %s: %s; passed over: %s",
+				ops->name, why, *skipped ? skipped : "none");
+		return 0;
+	}
+	upcc_text_append(backend->why, sizeof(backend->why),
+			"auto: no backend keeps the rules here: %s", skipped);
+	return err ? err : -ENOTSUP;
+}
+
+int upcc_backend_select(struct upcc_backend *backend, const char *name,
+			struct upcc_scope *scope)
+{
+	const struct upcc_backend_ops *ops;
+
+	backend->ops = NULL;
+	backend->priv = NULL;
+	if (!name || strcmp(name, "auto") == 0)
+		return select_auto(backend, scope);
+	ops = upcc_backend_find(name);
+	if (!ops) {
+		snprintf(backend->why, sizeof(backend->why),
+			 "unknown backend '%.64s' (" UPCC_BACKEND_NAMES_TEXT ")", name);
+		return -ENOENT;
+	}
+	return select_named(backend, ops, scope);
+}
+
+const char *upcc_backend_root(void)
+{
+	return upcc_hooks.sysfs_root ? upcc_hooks.sysfs_root : "";
+}
+
+int upcc_backend_path(char *buf, size_t len, const char *path)
+{
+	int n = snprintf(buf, len, "%s%s", upcc_backend_root(), path);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+static void log_write(const char *path, const char *value)
+{
+	const char *log_path = upcc_hooks.backend_log;
+	FILE *log;
+
+	if (!log_path)
+		return;
+	log = fopen(log_path, "ae");
+	if (!log)
+		return;
+	fprintf(log, "%s %s\n", path + strlen(upcc_backend_root()), value);
+	fclose(log);
+}
+
+int upcc_backend_write(const char *path, const char *value)
+{
+	size_t len = strlen(value);
+	ssize_t written;
+	int fd, err = 0;
+
+	log_write(path, value);
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* One write: sysfs and cgroupfs parse what a single write(2) gives them. */
+	written = write(fd, value, len);
+	if (written < 0)
+		err = -errno;
+	else if ((size_t)written != len)
+		err = -EIO;
+	if (close(fd) < 0 && !err)
+		err = -errno;
+	return err;
+}
+
+int upcc_backend_read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	int err = 0;
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, (int)len, f))
+		err = ferror(f) ? -EIO : -ENODATA;
+	else
+		buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+	return err;
+}
+
+bool upcc_kernel_at_least(unsigned int major, unsigned int minor)
+{
+	const char *release = upcc_hooks.kernel_release;
+	struct utsname uts;
+	unsigned int have_major = 0, have_minor = 0;
+
+	if (!release) {
+		if (uname(&uts) < 0)
+			return false;
+		release = uts.release;
+	}
+	if (sscanf(release, "%u.%u", &have_major, &have_minor) != 2)
+		return false;
+	return have_major > major || (have_major == major && have_minor >= minor);
+}
+
+bool upcc_reclaim_begin(const struct upcc_backend *backend, uint64_t nr_pages,
+			struct upcc_action_result *result, uint64_t *start_usec)
+{
+	memset(result, 0, sizeof(*result));
+	result->requested_pages = nr_pages;
+	*start_usec = upcc_monotonic_usec();
+	return nr_pages && !backend->dry_run;
+}
+
+int upcc_reclaim_end(struct upcc_action_result *result, uint64_t start_usec, int err)
+{
+	result->elapsed_usec = upcc_monotonic_usec() - start_usec;
+	result->error = err;
+	return err;
+}

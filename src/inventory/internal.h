@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * inventory-internal.h - what the inventory's files share, and nothing
+ * outside them includes: inventory.c (the table), invrefresh.c (the
+ * refresh), invevict.c (eviction), invsample.c (the samples).  The
+ * upcc_inv_ prefix marks these as private to them; the API is inventory.h.
+ */
+#ifndef UPCC_INVENTORY_INTERNAL_H
+#define UPCC_INVENTORY_INTERNAL_H
+
+#include "inventory.h"
+
+/* ---- inventory.c: the table ----------------------------------------------- */
+
+/* The refresh looks files up by (dev, ino) as the table's own code does:
+ * the entry of (@dev, @ino) plus one, 0 if the table has none.
+ */
+uint32_t upcc_inv_index(const struct upcc_inventory *inv, dev_t dev, ino_t ino);
+
+/* The refresh records each file it measured in the table. */
+int upcc_inv_note_entry(struct upcc_inventory *inv, dev_t dev, ino_t ino, const char *path,
+			const struct upcc_residency *res, int64_t atime_sec, bool mapped,
+			bool keep_empty);
+
+/* A file counted unchanged by the refresh ages as one measured does. */
+void upcc_inv_update_coldness(struct upcc_inventory_entry *e, const struct upcc_residency *res,
+			      int64_t atime_sec);
+
+/* The refresh's last step: forget what it did not see. */
+void upcc_inv_drop_stale(struct upcc_inventory *inv);
+
+/* The system scope's refresh follows the mount table first. */
+int upcc_inv_sync_mount_roots(struct upcc_inventory *inv);
+
+/* The working set's pages, summed by the refresh and by the tick. */
+uint64_t upcc_inv_entry_hot_pages(const struct upcc_inventory_entry *e, uint64_t cached,
+				  uint64_t now_usec);
+
+/* Whether the working set is in use, told by the refresh and by the tick. */
+bool upcc_inv_hot_in_use(const struct upcc_inventory *inv, uint64_t now_usec);
+
+/* ---- invrefresh.c: the refresh --------------------------------------------- */
+
+/* fanotify's view of the inventory, its callbacks the refresh's measure:
+ * the table marks roots with it, the refresh and the tick drain events.
+ */
+struct upcc_fanotify_view upcc_inv_fan_view(struct upcc_inventory *inv);
+
+/* A file a pass (walk, measure, eviction) opened: every so many, the
+ * fanotify queue is read so our own events cannot overflow it.  What is
+ * learnt then never fills the table: entries do not move under a pass.
+ */
+void upcc_inv_note_own_open(struct upcc_inventory *inv);
+
+/* One stat in place of a measure, for the refresh and the tick alike. */
+bool upcc_inv_same_size_as_measured(const struct upcc_inventory_entry *e);
+
+#endif /* UPCC_INVENTORY_INTERNAL_H */

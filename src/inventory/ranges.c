@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ranges.c - the cold ranges of one large file in use; see ranges.h.
+ */
+#include "ranges.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sys/evict.h"
+#include "sys/residency.h"
+#include "core/size.h"
+
+static uint64_t nr_ranges(uint64_t file_pages)
+{
+	return (file_pages + UPCC_RANGE_PAGES - 1) / UPCC_RANGE_PAGES;
+}
+
+bool upcc_ranges_apply(uint64_t file_pages)
+{
+	return file_pages >= UPCC_RANGES_MIN_PAGES;
+}
+
+struct upcc_ranges *upcc_ranges_resize(struct upcc_ranges *ranges, uint64_t file_pages)
+{
+	uint64_t nr = nr_ranges(file_pages), old = ranges ? ranges->nr : 0;
+	struct upcc_ranges *r;
+
+	if (ranges && nr == old)
+		return ranges;
+	r = realloc(ranges, sizeof(*r) + nr * sizeof(r->range[0]));
+	if (!r)
+		return NULL;
+	if (nr > old)
+		memset(&r->range[old], 0, (nr - old) * sizeof(r->range[0]));
+	r->nr = nr;
+	return r;
+}
+
+void upcc_ranges_free(struct upcc_ranges *ranges)
+{
+	free(ranges);
+}
+
+static bool range_hot(const struct upcc_range *r, uint64_t now_usec)
+{
+	return r->hot_until_usec > now_usec;
+}
+
+static int range_cached(int fd, const struct stat *st, uint64_t index, uint16_t *cached)
+{
+	uint64_t pages;
+	int err = upcc_residency_range(fd, st, index * UPCC_RANGE_PAGES, UPCC_RANGE_PAGES, &pages);
+
+	if (err)
+		return err;
+	*cached = pages > UPCC_RANGE_PAGES ? UPCC_RANGE_PAGES : (uint16_t)pages;
+	return 0;
+}
+
+/*
+ * One dropped range measured again: a quarter of what the drop took back
+ * makes it hot, for longer each time; the watch ends when it is judged or
+ * has run out (a range read once never comes back).  A watch that ran out
+ * with nothing back ends the range's record of being hot, so that its
+ * next drop is whole again.  One with a little back keeps it: an eighth
+ * is a small sample, and a range still in use whose probe fell short by
+ * chance would otherwise lose all of it at its next drop.
+ * Returns the pages back if it proved hot, else 0.
+ */
+static uint64_t judge_range(struct upcc_range *r, uint16_t cached, uint64_t now_usec)
+{
+	uint64_t back = cached > r->left ? (uint64_t)(cached - r->left) : 0;
+	bool hot = back && back >= ((uint64_t)r->dropped + 3) / 4;
+
+	if (hot) {
+		unsigned int shift = r->hot_level < UPCC_RANGE_HOT_MAX_SHIFT ? r->hot_level
+									  : UPCC_RANGE_HOT_MAX_SHIFT;
+
+		r->hot_until_usec = now_usec + (UPCC_RANGE_HOT_USEC << shift);
+		if (r->hot_level < UINT8_MAX)
+			r->hot_level++;
+	} else if (!back && now_usec - r->drop_usec >= UPCC_RANGE_WATCH_USEC) {
+		r->hot_level = 0;
+	}
+	if (hot || now_usec - r->drop_usec >= UPCC_RANGE_WATCH_USEC)
+		r->dropped = r->left = 0;
+	return hot ? back : 0;
+}
+
+uint64_t upcc_ranges_watch(struct upcc_ranges *ranges, int fd, const struct stat *st,
+			   uint64_t now_usec)
+{
+	uint64_t back = 0;
+
+	for (uint64_t i = 0; i < ranges->nr; i++) {
+		struct upcc_range *r = &ranges->range[i];
+		uint16_t cached;
+
+		if (!r->dropped || range_cached(fd, st, i, &cached))
+			continue;
+		back += judge_range(r, cached, now_usec);
+		r->cached = cached;
+	}
+	return back;
+}
+
+/* A range that may be dropped: looked at before, not grown since, not
+ * hot, holding cache, and not already dropped and watched.
+ */
+static bool range_may_go(const struct upcc_range *r, uint16_t cached, uint64_t now_usec)
+{
+	return r->seen && cached && cached <= r->cached && !r->dropped &&
+	       !range_hot(r, now_usec);
+}
+
+struct candidate {
+	uint64_t index;
+	uint16_t cached;
+};
+
+/* Least cached first; on a tie the later in the file. */
+static int compare_candidates(const void *a, const void *b)
+{
+	const struct candidate *x = a, *y = b;
+
+	if (x->cached != y->cached)
+		return x->cached < y->cached ? -1 : 1;
+	return x->index > y->index ? -1 : (x->index < y->index);
+}
+
+/* Look at every range: judge watched drops, note growth, list candidates. */
+static int look(struct upcc_ranges *ranges, int fd, const struct stat *st, uint64_t now_usec,
+		struct candidate *cand, uint64_t *nr_cand)
+{
+	*nr_cand = 0;
+	for (uint64_t i = 0; i < ranges->nr; i++) {
+		struct upcc_range *r = &ranges->range[i];
+		uint16_t cached;
+		int err = range_cached(fd, st, i, &cached);
+
+		if (err)
+			return err;
+		if (r->dropped)
+			judge_range(r, cached, now_usec);
+		if (range_may_go(r, cached, now_usec))
+			cand[(*nr_cand)++] = (struct candidate){ i, cached };
+		r->cached = cached;
+		r->seen = true;
+	}
+	return 0;
+}
+
+/* DONTNEED pages [first, first + nr) of range @index; *after gets its cache. */
+static int drop_pages(int fd, const struct stat *st, uint64_t index, uint64_t first,
+		      uint64_t nr, uint16_t *after)
+{
+	int err = upcc_evict_span(fd, index * UPCC_RANGE_PAGES + first, nr);
+
+	if (err)
+		return err;
+	return range_cached(fd, st, index, after);
+}
+
+/*
+ * Probe a range that proved hot: drop the next eighth, after the last
+ * probe's, that holds cache; the rest stays.  An eighth emptied before
+ * (its pages cold, taken by an earlier probe, and not read since) is
+ * passed over rather than taken as a sign the range cannot be probed:
+ * that would drop all of a range still hot elsewhere.  *after is left
+ * at the range's cache before if no eighth gave anything back.
+ */
+static int probe_range(struct upcc_range *r, int fd, const struct stat *st, uint64_t index,
+		       uint16_t *after)
+{
+	uint64_t base = index * UPCC_RANGE_PAGES;
+
+	for (unsigned int k = 1; k <= UPCC_RANGE_PROBES; k++) {
+		uint64_t first = ((r->probes + k) % UPCC_RANGE_PROBES) * UPCC_RANGE_PROBE_PAGES;
+		uint64_t cached;
+		int err = upcc_residency_range(fd, st, base + first, UPCC_RANGE_PROBE_PAGES,
+					       &cached);
+
+		if (err)
+			return err;
+		if (!cached)
+			continue;
+		err = drop_pages(fd, st, index, first, UPCC_RANGE_PROBE_PAGES, after);
+		if (err)
+			return err;
+		if (*after < r->cached) {
+			r->probes = (uint8_t)(r->probes + k);
+			return 0;
+		}
+	}
+	return 0;
+}
+
+/*
+ * A range that proved hot is probed by an eighth; one that did not is
+ * dropped whole.  So is a hot one no eighth of which gives anything back
+ * (large folios across them: DONTNEED passes over a folio that straddles
+ * its range), or the range could never be judged again.
+ */
+static int drop_range(struct upcc_range *r, int fd, const struct stat *st, uint64_t index,
+		      uint64_t now_usec, uint64_t *dropped)
+{
+	uint16_t before = r->cached, after = before;
+	int err = 0;
+
+	if (r->hot_level)
+		err = probe_range(r, fd, st, index, &after);
+	if (!err && after >= before)
+		err = drop_pages(fd, st, index, 0, UPCC_RANGE_PAGES, &after);
+	if (err)
+		return err;
+	if (after < before) {
+		r->dropped = (uint16_t)(before - after);
+		r->left = after;
+		r->drop_usec = now_usec;
+		*dropped += before - after;
+	}
+	r->cached = after;
+	return 0;
+}
+
+int upcc_ranges_evict(struct upcc_ranges *ranges, int fd, const struct stat *st,
+		      uint64_t limit_pages, uint64_t now_usec, uint64_t *dropped)
+{
+	struct candidate *cand;
+	uint64_t nr_cand;
+	int err;
+
+	*dropped = 0;
+	if (!ranges->nr)
+		return 0;
+	cand = malloc(ranges->nr * sizeof(*cand));
+	if (!cand)
+		return -ENOMEM;
+	err = look(ranges, fd, st, now_usec, cand, &nr_cand);
+	if (!err)
+		qsort(cand, nr_cand, sizeof(*cand), compare_candidates);
+	for (uint64_t i = 0; !err && i < nr_cand; i++) {
+		if (limit_pages && *dropped >= limit_pages)
+			break;
+		err = drop_range(&ranges->range[cand[i].index], fd, st, cand[i].index, now_usec,
+				 dropped);
+	}
+	free(cand);
+	return err;
+}
+
+uint64_t upcc_ranges_hot_pages(const struct upcc_ranges *ranges, uint64_t now_usec)
+{
+	uint64_t pages = 0;
+
+	for (uint64_t i = 0; i < ranges->nr; i++)
+		if (range_hot(&ranges->range[i], now_usec))
+			pages += ranges->range[i].cached;
+	return pages;
+}

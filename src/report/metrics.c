@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * metrics.c - Prometheus textfile; see metrics.h and docs/upcd.md.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "lib/atomicfile.h"
+#include "metrics.h"
+#include "state.h"
+
+enum metric_kind { GAUGE, COUNTER };
+
+/* One metric: how to read it from a scope, in which unit. */
+struct metric {
+	const char *name;
+	enum metric_kind kind;
+	const char *help;
+	uint64_t (*value)(const struct upcc_scope_run *run);
+	bool in_pages;		/* exported as bytes (x page size) */
+	bool in_usec;		/* exported as seconds */
+};
+
+#define SCOPE_FIELD(fn, expr) \
+	static uint64_t fn(const struct upcc_scope_run *run) { return (expr); }
+
+SCOPE_FIELD(total, run->scope.last.total_pages)
+SCOPE_FIELD(file_lru, run->scope.last.file_lru_pages)
+SCOPE_FIELD(mapped, run->scope.last.mapped_pages)
+SCOPE_FIELD(unmapped, run->scope.last.unmapped_pages)
+SCOPE_FIELD(dirty, run->scope.last.dirty_pages)
+SCOPE_FIELD(writeback, run->scope.last.writeback_pages)
+SCOPE_FIELD(target, run->scope.policy.target_pages)
+SCOPE_FIELD(trigger, run->scope.policy.trigger_pages)
+SCOPE_FIELD(reclaiming, run->scope.phase == UPCC_PHASE_RECLAIMING)
+SCOPE_FIELD(reclaimed, run->scope.reclaimed_pages_total)
+SCOPE_FIELD(actions, run->scope.actions_total)
+SCOPE_FIELD(errors, run->scope.action_errors_total)
+SCOPE_FIELD(action_usec, run->scope.action_usec_total)
+SCOPE_FIELD(refused, run->scope.refused_steps_total)
+SCOPE_FIELD(effective_target, run->scope.effective_target_pages ?
+			      run->scope.effective_target_pages : run->scope.policy.target_pages)
+SCOPE_FIELD(working_set, run->scope.last.hot_pages)
+SCOPE_FIELD(ticks, run->scope.ticks_total)
+SCOPE_FIELD(rounds, run->scope.rounds_total)
+SCOPE_FIELD(tick_rounds, run->scope.tick_rounds_total)
+
+static const struct metric metrics[] = {
+	{ "upcc_memory_bytes", GAUGE, "Memory of the scope (what percentages are of).", total, true, false },
+	{ "upcc_file_lru_bytes", GAUGE, "File pages on the LRU lists.", file_lru, true, false },
+	{ "upcc_mapped_bytes", GAUGE, "Mapped file pages.", mapped, true, false },
+	{ "upcc_unmapped_bytes", GAUGE, "Unmapped page cache: file LRU minus mapped.", unmapped, true, false },
+	{ "upcc_dirty_bytes", GAUGE, "Dirty file pages.", dirty, true, false },
+	{ "upcc_writeback_bytes", GAUGE, "File pages under writeback.", writeback, true, false },
+	{ "upcc_target_bytes", GAUGE, "Reclaim brings unmapped cache down to this.", target, true, false },
+	{ "upcc_effective_target_bytes", GAUGE, "What reclaim aims at now: the target, raised while the working set refaults.", effective_target, true, false },
+	{ "upcc_working_set_bytes", GAUGE, "Cached pages of files protected because they refaulted.", working_set, true, false },
+	{ "upcc_trigger_bytes", GAUGE, "Reclaim starts above this.", trigger, true, false },
+	{ "upcc_reclaiming", GAUGE, "1 while the scope is between trigger and target.", reclaiming, false, false },
+	{ "upcc_reclaimed_bytes_total", COUNTER, "Unmapped cache the backend reported dropping.", reclaimed, true, false },
+	{ "upcc_actions_total", COUNTER, "Backend reclaim calls.", actions, false, false },
+	{ "upcc_action_errors_total", COUNTER, "Backend reclaim calls that failed.", errors, false, false },
+	{ "upcc_refused_steps_total", COUNTER, "Steps the backend declined (e.g. memcg with dirty pages in scope).", refused, false, false },
+	{ "upcc_action_seconds_total", COUNTER, "Wall time spent in backend reclaim calls.", action_usec, false, true },
+	{ "upcc_ticks_total", COUNTER, "Cheap samples taken by the sampling tick.", ticks, false, false },
+	{ "upcc_rounds_total", COUNTER, "Control rounds (each refreshes the scope).", rounds, false, false },
+	{ "upcc_tick_rounds_total", COUNTER, "Rounds started by a tick above the trigger.", tick_rounds, false, false },
+};
+
+/* Label values escape backslash, quote and newline (exposition format). */
+static void label_value(FILE *out, const char *text)
+{
+	fputc('"', out);
+	for (; *text; text++) {
+		if (*text == '\\' || *text == '"')
+			fprintf(out, "\\%c", *text);
+		else if (*text == '\n')
+			fputs("\\n", out);
+		else
+			fputc(*text, out);
+	}
+	fputc('"', out);
+}
+
+static void sample_line(FILE *out, const struct metric *metric, const struct upcc_scope_run *run,
+			uint64_t page_size)
+{
+	uint64_t value = metric->value(run);
+
+	fprintf(out, "%s{scope=", metric->name);
+	label_value(out, run->scope.name);
+	if (metric->in_usec)
+		fprintf(out, "} %" PRIu64 ".%06" PRIu64 "\n", value / 1000000, value % 1000000);
+	else if (metric->in_pages && value > UINT64_MAX / page_size)
+		fprintf(out, "} %.17g\n", (double)value * (double)page_size);
+	else
+		fprintf(out, "} %" PRIu64 "\n",
+			metric->in_pages ? upcc_mul_saturating(value, page_size) : value);
+}
+
+static void backend_info(FILE *out, const struct upcc_scope_run *runs, size_t nr_runs)
+{
+	fputs("# HELP upcc_backend_info The backend acting on each scope (1).\n"
+	      "# TYPE upcc_backend_info gauge\n", out);
+	for (size_t i = 0; i < nr_runs; i++) {
+		const struct upcc_scope_run *run = &runs[i];
+
+		fputs("upcc_backend_info{scope=", out);
+		label_value(out, run->scope.name);
+		fputs(",backend=", out);
+		label_value(out, run->backend_ready && run->backend.ops ? run->backend.ops->name
+									  : "none");
+		fputs("} 1\n", out);
+	}
+}
+
+/*
+ * The daemon's compaction (compact.h), not a scope's: its CPU is the
+ * kernel's work on upcd's behalf, reported apart from upcd's control.
+ */
+static void compact_metrics(FILE *out, const struct upcc_compact *compact)
+{
+	fputs("# HELP upcc_compaction_enabled 1 if a balloon reports free pages and upcd compacts after reclaim.\n"
+	      "# TYPE upcc_compaction_enabled gauge\n", out);
+	fprintf(out, "upcc_compaction_enabled %d\n", compact->enabled ? 1 : 0);
+	fputs("# HELP upcc_compactions_total Compactions upcd asked for, so that freed memory can be reported to the host.\n"
+	      "# TYPE upcc_compactions_total counter\n", out);
+	fprintf(out, "upcc_compactions_total %" PRIu64 "\n", compact->runs_total);
+	fputs("# HELP upcc_compaction_cpu_seconds_total CPU the kernel spent compacting in upcd's thread.\n"
+	      "# TYPE upcc_compaction_cpu_seconds_total counter\n", out);
+	fprintf(out, "upcc_compaction_cpu_seconds_total %" PRIu64 ".%06" PRIu64 "\n",
+		compact->cpu_usec_total / 1000000u, compact->cpu_usec_total % 1000000u);
+}
+
+int upcc_metrics_format(FILE *out, const struct upcc_scope_run *runs, size_t nr_runs,
+			uint64_t page_size, const struct upcc_compact *compact)
+{
+	for (size_t m = 0; m < sizeof(metrics) / sizeof(metrics[0]); m++) {
+		fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", metrics[m].name, metrics[m].help,
+			metrics[m].name, metrics[m].kind == GAUGE ? "gauge" : "counter");
+		for (size_t i = 0; i < nr_runs; i++)
+			sample_line(out, &metrics[m], &runs[i], page_size);
+	}
+	backend_info(out, runs, nr_runs);
+	if (compact)
+		compact_metrics(out, compact);
+	return ferror(out) ? -EIO : 0;
+}
+
+struct metrics_format {
+	const struct upcc_scope_run *runs;
+	size_t nr_runs;
+	uint64_t page_size;
+	const struct upcc_compact *compact;
+};
+
+static int format_metrics(FILE *out, void *ctx)
+{
+	const struct metrics_format *f = ctx;
+
+	return upcc_metrics_format(out, f->runs, f->nr_runs, f->page_size, f->compact);
+}
+
+int upcc_metrics_write(const char *path, const struct upcc_scope_run *runs, size_t nr_runs,
+		       uint64_t page_size, const struct upcc_compact *compact)
+{
+	struct metrics_format f = { runs, nr_runs, page_size, compact };
+
+	return upcc_atomic_write_formatted(path, format_metrics, &f);
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * metrics.h - a Prometheus textfile (node_exporter's textfile collector
+ * format) with per-scope gauges and counters, all named upcc_*.  Written
+ * atomically: a scraper sees the previous round or this one, never half.
+ */
+#ifndef UPCC_METRICS_H
+#define UPCC_METRICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "act/compact.h"
+#include "control/control.h"
+
+/* @compact: the daemon's compaction counters, or NULL (none reported). */
+int upcc_metrics_format(FILE *out, const struct upcc_scope_run *runs, size_t nr_runs,
+			uint64_t page_size, const struct upcc_compact *compact);
+int upcc_metrics_write(const char *path, const struct upcc_scope_run *runs, size_t nr_runs,
+		       uint64_t page_size, const struct upcc_compact *compact);
+
+#endif /* UPCC_METRICS_H */

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * steplog.c - what upcd logs about its control steps and rounds; see
+ * steplog.h.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+
+#include "lib/clock.h"
+#include "lib/log.h"
+#include "sys/measure.h"
+#include "steplog.h"
+#include "sys/walk.h"
+
+/* How often a scope that cannot be measured says so again. */
+#define SAMPLE_ERROR_LOG_USEC	(60ull * 1000 * 1000)
+
+/*
+ * A scope that cannot be measured fails every round: say so when it
+ * starts, when the reason changes, once a minute meanwhile (with the
+ * count) and when it recovers, not every round.
+ */
+static void log_sample_error(struct upcc_scope_run *run, int error)
+{
+	uint64_t now = upcc_monotonic_usec();
+	char why[PATH_MAX + 128];
+
+	if (error == -EINTR)
+		return;		/* cut short by a signal, which is handled next */
+
+	if (error == run->sample_error && now - run->sample_error_logged < SAMPLE_ERROR_LOG_USEC) {
+		run->sample_errors_unlogged++;
+		return;
+	}
+	upcc_measure_explain(&run->scope, error, why, sizeof(why));
+	if (run->sample_errors_unlogged)
+		upcc_log(LOG_ERR, "scope %s: cannot measure: %s (%llu times since the last message)",
+			 run->scope.name, why, (unsigned long long)run->sample_errors_unlogged + 1);
+	else
+		upcc_log(LOG_ERR, "scope %s: cannot measure: %s", run->scope.name, why);
+	run->sample_error = error;
+	run->sample_error_logged = now;
+	run->sample_errors_unlogged = 0;
+}
+
+/* How often a walk that keeps leaving files out says so again. */
+#define WALK_SKIPS_LOG_USEC	(10ull * 60 * 1000 * 1000)
+
+/*
+ * A path scope's walk that could not count everything says what and why:
+ * when it starts, when the counts change after a quiet spell of
+ * WALK_SKIPS_LOG_USEC, not every round.
+ */
+static void log_walk_skips(struct upcc_scope_run *run, const struct upcc_sample *sample)
+{
+	uint64_t skips = sample->skipped_depth + sample->skipped_raced + sample->walk_errors;
+	uint64_t now = upcc_monotonic_usec();
+
+	if (!skips || (run->walk_skips_logged &&
+		       now - run->walk_skips_logged < WALK_SKIPS_LOG_USEC))
+		return;
+	upcc_log(LOG_WARNING,
+		 "scope %s: the walk left out %llu directories deeper than %u levels, %llu entries that changed while walked, %llu unreadable entries",
+		 run->scope.name, (unsigned long long)sample->skipped_depth,
+		 UPCC_WALK_DEFAULT_MAX_DEPTH, (unsigned long long)sample->skipped_raced,
+		 (unsigned long long)sample->walk_errors);
+	run->walk_skips_logged = now;
+}
+
+/*
+ * One step, at debug (-v): the round it belongs to gets one INFO line
+ * (upcd_log_round).  Errors and refusals keep their own level.
+ */
+static void log_step(const struct upcd_round_log *log, struct upcc_scope_run *run,
+		     const struct upcc_step_report *report)
+{
+	const struct upcc_scope *scope = &run->scope;
+	const char *backend = run->backend_ready ? run->backend.ops->name : "none";
+	uint64_t page = log->page_size;
+
+	if (report->outcome != UPCC_STEP_SAMPLE_FAILED && run->sample_error) {
+		upcc_log(LOG_NOTICE, "scope %s: measured again", scope->name);
+		run->sample_error = 0;
+		run->sample_errors_unlogged = 0;
+	}
+	if (report->outcome != UPCC_STEP_SAMPLE_FAILED)
+		log_walk_skips(run, &scope->last);
+	switch (report->outcome) {
+	case UPCC_STEP_SAMPLE_FAILED:
+		log_sample_error(run, report->error);
+		break;
+	case UPCC_STEP_IDLE:
+		upcc_log(LOG_DEBUG, "scope %s: idle: unmapped %s, target %s, trigger %s",
+			 scope->name, UPCD_SIZE(report->unmapped_before, page),
+			 UPCD_SIZE(scope->policy.target_pages, page),
+			 UPCD_SIZE(scope->policy.trigger_pages, page));
+		break;
+	case UPCC_STEP_DRY_RUN:
+	case UPCC_STEP_NO_BACKEND:
+		upcc_log(LOG_DEBUG, "scope %s: step %u: %s: would ask %s for %s: unmapped %s, target %s",
+			 scope->name, log->step,
+			 report->outcome == UPCC_STEP_DRY_RUN ? "dry run" : "no usable backend",
+			 backend, UPCD_SIZE(report->requested_pages, page),
+			 UPCD_SIZE(report->unmapped_before, page),
+			 UPCD_SIZE(scope->policy.target_pages, page));
+		break;
+	case UPCC_STEP_REFUSED:
+		upcc_log(LOG_NOTICE,
+			 "scope %s: %s refused to act (%llu steps refused so far): %s; unmapped %s, target %s",
+			 scope->name, backend, (unsigned long long)scope->refused_steps_total,
+			 report->result.refused, UPCD_SIZE(report->unmapped_before, page),
+			 UPCD_SIZE(scope->policy.target_pages, page));
+		break;
+	case UPCC_STEP_ACTED:
+		/* A backend drops what it drops (fadvise: whole files), so a
+		 * step may take more or less than it asked for.
+		 */
+		upcc_log(report->error ? LOG_WARNING : LOG_DEBUG,
+			 "scope %s: step %u: asked %s for %s, it took %s in %.1f ms (scanned %llu, skipped %llu dirty); unmapped was %s, target %s%s%s",
+			 scope->name, log->step, backend,
+			 UPCD_SIZE(report->requested_pages, page),
+			 UPCD_SIZE(report->result.reclaimed_pages, page),
+			 (double)report->result.elapsed_usec / 1000.0,
+			 (unsigned long long)report->result.scanned_items,
+			 (unsigned long long)report->result.skipped_dirty,
+			 UPCD_SIZE(report->unmapped_before, page),
+			 UPCD_SIZE(scope->policy.target_pages, page),
+			 report->error ? ": " : "", report->error ? strerror(-report->error) : "");
+		break;
+	}
+	if (report->result.note[0])
+		upcc_log(LOG_NOTICE, "scope %s: %s", scope->name, report->result.note);
+}
+
+
+void upcd_log_round_step(struct upcc_scope_run *run, const struct upcc_step_report *report,
+			 void *context)
+{
+	struct upcd_round_log *log = context;
+
+	if (!log->step++)
+		log->unmapped = report->unmapped_before;
+	if (report->outcome == UPCC_STEP_ACTED) {
+		log->acted++;
+		log->asked += report->requested_pages;
+	}
+	log_step(log, run, report);
+}
+
+static const char *round_end_name(const struct upcc_round_report *report)
+{
+	switch (report->end) {
+	case UPCC_ROUND_IDLE: return "at the target";
+	case UPCC_ROUND_NO_PROGRESS: return "nothing more came off (dirty, mapped or in use)";
+	case UPCC_ROUND_BUDGET: return "time budget spent, the next round goes on";
+	case UPCC_ROUND_MAX_STEPS: return "step bound reached";
+	case UPCC_ROUND_STOPPED: break;
+	}
+	if (report->last.outcome == UPCC_STEP_REFUSED)
+		return "the backend refused";
+	if (report->last.error)
+		return "the backend failed";
+	return "stopped by a signal";
+}
+
+/*
+ * A round's one line: at INFO if it acted (asked, took, time, why it
+ * ended) or, dry, what it would do for the whole excess, not only the
+ * first step; an idle round at debug (--once: INFO, its only word).
+ */
+void upcd_log_round(const struct upcd_round_log *log, const struct upcc_scope_run *run,
+		    const struct upcc_round_report *report)
+{
+	const struct upcc_scope *scope = &run->scope;
+	const char *backend = run->backend_ready ? run->backend.ops->name : NULL;
+	uint64_t page = log->page_size;
+
+	switch (report->last.outcome) {
+	case UPCC_STEP_SAMPLE_FAILED:
+		return;		/* log_sample_error() said it, rate-limited */
+	case UPCC_STEP_DRY_RUN:
+	case UPCC_STEP_NO_BACKEND:
+		if (report->steps != 1)
+			break;
+		if (backend)
+			upcc_log(LOG_NOTICE, "scope %s: dry run: would have %s reclaim %s, down to the target, in steps of at most %s: unmapped %s, target %s, trigger %s",
+				 scope->name, backend,
+				 UPCD_SIZE(upcd_excess_pages(report->last.unmapped_before, &scope->policy), page),
+				 UPCD_SIZE(report->last.requested_pages, page),
+				 UPCD_SIZE(report->last.unmapped_before, page),
+				 UPCD_SIZE(scope->policy.target_pages, page),
+				 UPCD_SIZE(scope->policy.trigger_pages, page));
+		else
+			upcc_log(LOG_WARNING, "scope %s: %s over the target would not be reclaimed: no usable backend: unmapped %s, target %s",
+				 scope->name,
+				 UPCD_SIZE(upcd_excess_pages(report->last.unmapped_before, &scope->policy), page),
+				 UPCD_SIZE(report->last.unmapped_before, page),
+				 UPCD_SIZE(scope->policy.target_pages, page));
+		return;
+	case UPCC_STEP_IDLE:
+		if (report->steps == 1) {
+			upcc_log(log->once ? LOG_INFO : LOG_DEBUG,
+				 "scope %s: idle: unmapped %s, target %s, trigger %s", scope->name,
+				 UPCD_SIZE(report->last.unmapped_before, page),
+				 UPCD_SIZE(scope->policy.target_pages, page),
+				 UPCD_SIZE(scope->policy.trigger_pages, page));
+			return;
+		}
+		break;
+	default:
+		break;
+	}
+	if (!log->acted)
+		return;		/* refused: log_step() said so */
+	/* An idle last step measured what the round left: "16Mi -> 1.0Mi". */
+	upcc_log(LOG_INFO, "scope %s: %s reclaimed %s in %u step%s, %.1f ms (asked for %s): %s; unmapped %s%s%s%s, target %s",
+		 scope->name, backend ? backend : "none", UPCD_SIZE(report->reclaimed_pages, page),
+		 log->acted, log->acted == 1 ? "" : "s",
+		 (double)report->elapsed_usec / 1000.0, UPCD_SIZE(log->asked, page),
+		 round_end_name(report),
+		 report->last.outcome == UPCC_STEP_IDLE ? "" : "was ",
+		 UPCD_SIZE(log->unmapped, page),
+		 report->last.outcome == UPCC_STEP_IDLE ? " -> " : "",
+		 report->last.outcome == UPCC_STEP_IDLE ? UPCD_SIZE(report->last.unmapped_before, page) : "",
+		 UPCD_SIZE(scope->policy.target_pages, page));
+}
+
+void upcd_round_log_begin(struct upcd_round_log *log)
+{
+	log->step = 0;
+	log->acted = 0;
+	log->asked = 0;
+	log->unmapped = 0;
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * steplog.h - what upcd logs about its control steps and rounds: a line a
+ * round at INFO, a line a step at debug (-v), measuring failures and walk
+ * skips rate-limited.
+ */
+#ifndef UPCC_STEPLOG_H
+#define UPCC_STEPLOG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "control/control.h"
+#include "core/size.h"
+
+/* Pages for people ("40Ki", "1.5Gi"), in a buffer of the caller's block. */
+#define UPCD_SIZE(pages, page) \
+	upcc_size_format((char[UPCC_SIZE_TEXT_LEN]){ 0 }, UPCC_SIZE_TEXT_LEN, \
+			 upcc_mul_saturating((pages), (page)))
+
+/* The round under way, for its one log line (upcd_log_round). */
+struct upcd_round_log {
+	uint64_t page_size;
+	bool once;			/* --once: an idle round's line is its only word */
+	unsigned int step;
+	unsigned int acted;		/* steps that called the backend */
+	uint64_t asked;			/* pages the steps asked the backend for */
+	uint64_t unmapped;		/* unmapped before the first step */
+};
+
+/* Before a round (or a tick that may start one): its log line's counts. */
+void upcd_round_log_begin(struct upcd_round_log *log);
+
+/* upcc_round_limits.on_step: count and log one step; @context is the
+ * struct upcd_round_log.
+ */
+void upcd_log_round_step(struct upcc_scope_run *run, const struct upcc_step_report *report,
+			 void *context);
+
+/* After a round: its one line. */
+void upcd_log_round(const struct upcd_round_log *log, const struct upcc_scope_run *run,
+		    const struct upcc_round_report *report);
+
+/* The pages above the target: what a round that reaches it takes off. */
+static inline uint64_t upcd_excess_pages(uint64_t unmapped, const struct upcc_policy *policy)
+{
+	return unmapped > policy->target_pages ? unmapped - policy->target_pages : 0;
+}
+
+#endif /* UPCC_STEPLOG_H */

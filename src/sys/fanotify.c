@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fanotify.c - learning the files opened since the last walk; see
+ * fanotify.h.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* open_by_handle_at, struct file_handle */
+#endif
+#include "fanotify.h"
+#include "lib/hooks.h"
+#include "mounts.h"
+#include "walk.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/fanotify.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+static void fan_why(struct upcc_fanotify *fan, const char *root, const char *what, int err)
+{
+	if (fan->why[0])
+		return;		/* the first reason is the one worth reading */
+	if (err)
+		snprintf(fan->why, sizeof(fan->why), "%.40s: %s: %s", root, what, strerror(err));
+	else
+		snprintf(fan->why, sizeof(fan->why), "%.40s: %s", root, what);
+}
+
+/* A root that is a whole filesystem's mount point (or /)? */
+static bool is_mount_point(int dir_fd, const struct stat *st)
+{
+	struct stat parent;
+
+	return fstatat(dir_fd, "..", &parent, 0) == 0 &&
+	       (parent.st_dev != st->st_dev || parent.st_ino == st->st_ino);
+}
+
+static const struct upcc_fanotify_root *marked_root_of(const struct upcc_fanotify_view *view,
+							dev_t dev)
+{
+	for (size_t i = 0; i < view->nr_roots; i++)
+		if (view->roots[i].marked && view->roots[i].dev == dev)
+			return &view->roots[i];
+	return NULL;
+}
+
+/* FID reports (5.1+) carry a handle, not an fd: no open of the file is made
+ * by the kernel on our behalf; the filesystem-wide mark (4.20+,
+ * CAP_SYS_ADMIN) covers files opened anywhere on it.
+ */
+static bool fanotify_group(struct upcc_fanotify *fan, const char *root)
+{
+	if (fan->fd >= 0)
+		return true;
+	fan->fd = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_FID | FAN_NONBLOCK | FAN_CLOEXEC,
+				    O_RDONLY | O_LARGEFILE);
+	if (fan->fd < 0) {
+		fan_why(fan, root, "fanotify_init", errno);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Events name files by handle: without open_by_handle_at() (a kernel built
+ * without CONFIG_FHANDLE, a filesystem that cannot export handles) every
+ * event would be dropped unread, and files opened after the last walk
+ * never learnt.  Such a root is walked instead.
+ */
+static bool handles_open(int dir_fd, int *err)
+{
+	union {
+		struct file_handle fh;
+		char bytes[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+	} handle;
+	int mount_id, fd;
+
+	handle.fh.handle_bytes = MAX_HANDLE_SZ;
+	if (name_to_handle_at(dir_fd, "", &handle.fh, &mount_id, AT_EMPTY_PATH) < 0) {
+		*err = errno;
+		return false;
+	}
+	fd = open_by_handle_at(dir_fd, &handle.fh, O_PATH | O_CLOEXEC);
+	if (fd < 0) {
+		*err = errno;
+		return false;
+	}
+	close(fd);
+	return true;
+}
+
+/*
+ * Mark @r's filesystem (once per filesystem).  A filesystem-wide mark
+ * reports every close on it; for a path scope tree that is only part of
+ * one, opening each reported file just to learn it is elsewhere costs more
+ * than the walk saves (measured: 10 s per refresh on a busy host), so such
+ * a tree is only walked.  The system scope's roots are mount points, but a
+ * fixture's may not be; a bind mount of a marked filesystem needs no mark
+ * of its own.
+ */
+void upcc_fanotify_mark_root(struct upcc_fanotify *fan, const struct upcc_fanotify_view *view,
+			     size_t index)
+{
+	struct upcc_fanotify_root *r = &view->roots[index];
+	struct statfs sfs;
+	struct stat st;
+	int err;
+
+	r->mount_fd = open(r->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (r->mount_fd < 0 || fstat(r->mount_fd, &st) < 0 || fstatfs(r->mount_fd, &sfs) < 0 ||
+	    upcc_fs_is_pseudo((int64_t)sfs.f_type) || st.st_dev != r->dev) {
+		fan_why(fan, r->path, "not a directory on a real filesystem", 0);
+		goto fail;
+	}
+	memcpy(r->fsid, &sfs.f_fsid, sizeof(r->fsid));
+	if (marked_root_of(view, r->dev)) {
+		r->marked = true;	/* a bind mount of a filesystem marked already */
+		return;
+	}
+	if (!is_mount_point(r->mount_fd, &st)) {
+		fan_why(fan, r->path, "root is not a mount point", 0);
+		goto fail;
+	}
+	if (!handles_open(r->mount_fd, &err)) {
+		fan_why(fan, r->path, "file handles", err);
+		goto fail;
+	}
+	if (!fanotify_group(fan, r->path))
+		goto fail;
+	if (fanotify_mark(fan->fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_CLOSE | FAN_OPEN,
+			  r->mount_fd, NULL) < 0) {
+		fan_why(fan, r->path, "fanotify_mark", errno);
+		goto fail;
+	}
+	r->marked = true;
+	return;
+fail:
+	if (r->mount_fd >= 0)
+		close(r->mount_fd);
+	r->mount_fd = -1;
+}
+
+void upcc_fanotify_init(struct upcc_fanotify *fan)
+{
+	fan->fd = -1;
+}
+
+void upcc_fanotify_fini(struct upcc_fanotify *fan)
+{
+	if (fan->fd >= 0)
+		close(fan->fd);
+	fan->fd = -1;
+	free(fan->buffer);
+	fan->buffer = NULL;
+}
+
+void upcc_fanotify_start(struct upcc_fanotify *fan, const struct upcc_fanotify_view *view)
+{
+	bool any = false;
+
+	fan->need_walk = true;
+	if (upcc_hooks.no_fanotify) {
+		snprintf(fan->why, sizeof(fan->why), "disabled by a test hook");
+		return;
+	}
+	for (size_t i = 0; i < view->nr_roots; i++) {
+		upcc_fanotify_mark_root(fan, view, i);
+		any |= view->roots[i].marked;
+	}
+	if (!any && fan->fd >= 0) {
+		close(fan->fd);
+		fan->fd = -1;
+	}
+	if (!view->nr_roots)
+		snprintf(fan->why, sizeof(fan->why), "no filesystem to mark");
+}
+
+/* Is @path inside @root? */
+static bool in_tree(const char *root, const char *path)
+{
+	size_t len = strlen(root);
+
+	if (len == 1 && root[0] == '/')
+		return path[0] == '/';
+	return strncmp(path, root, len) == 0 && (path[len] == '/' || path[len] == '\0');
+}
+
+/* Is the file at @path (on @dev) inside a marked root? */
+static bool in_marked_tree(const struct upcc_fanotify_view *view, dev_t dev, const char *path)
+{
+	for (size_t i = 0; i < view->nr_roots; i++)
+		if (view->roots[i].marked && view->roots[i].dev == dev &&
+		    in_tree(view->roots[i].path, path))
+			return true;
+	return false;
+}
+
+/* The marked root an event's filesystem id names (its handle opens there). */
+static const struct upcc_fanotify_root *root_of_fsid(const struct upcc_fanotify_view *view,
+						      const char *fsid)
+{
+	for (size_t i = 0; i < view->nr_roots; i++)
+		if (view->roots[i].marked && view->roots[i].mount_fd >= 0 &&
+		    memcmp(view->roots[i].fsid, fsid, sizeof(view->roots[i].fsid)) == 0)
+			return &view->roots[i];
+	return NULL;
+}
+
+/* One FID record: open the inode O_PATH by handle, prove it is a regular
+ * file in our tree, then measure it.
+ */
+static void learn_handle(struct upcc_fanotify *fan, const struct upcc_fanotify_view *view,
+			 const char *fsid, const char *raw, size_t raw_len, uint64_t hash)
+{
+	const struct upcc_fanotify_root *root = root_of_fsid(view, fsid);
+	union {
+		struct file_handle fh;
+		char bytes[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+	} handle;
+	char proc_path[64], path[PATH_MAX];
+	struct stat st;
+	ssize_t len;
+	int path_fd, fd;
+
+	if (!root || raw_len > sizeof(handle))
+		return;
+	memcpy(handle.bytes, raw, raw_len);
+	path_fd = open_by_handle_at(root->mount_fd, &handle.fh, O_PATH | O_CLOEXEC);
+	if (path_fd < 0)
+		return;		/* deleted since, or not ours to open */
+	fd = upcc_open_regular_path_fd(path_fd, &st);
+	close(path_fd);
+	if (fd < 0)
+		return;		/* a directory, FIFO, device...: never opened */
+	snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", fd);
+	len = readlink(proc_path, path, sizeof(path) - 1);
+	if (len > 0) {
+		path[len] = '\0';
+		if (in_marked_tree(view, st.st_dev, path) &&
+		    view->learn(view->ctx, fd, &st, path) == 0) {
+			fan->learned++;
+			fan->known[hash % UPCC_FANOTIFY_SEEN_SLOTS].hash = hash;
+			fan->known[hash % UPCC_FANOTIFY_SEEN_SLOTS].dev = st.st_dev;
+			fan->known[hash % UPCC_FANOTIFY_SEEN_SLOTS].ino = st.st_ino;
+		}
+	}
+	close(fd);
+}
+
+/* A file read by many opens sends many events: one lookup per file and
+ * drain is enough.  A small direct-mapped cache of handle hashes, cleared
+ * per drain; a collision only costs a missed duplicate or one skipped
+ * event (the rewalk catches it).
+ */
+static uint64_t handle_hash(const char *handle, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)handle[i]) * 0x100000001b3ull;
+	return h | 1;		/* 0 marks an empty slot */
+}
+
+static bool seen_recently(struct upcc_fanotify *fan, uint64_t h)
+{
+	if (fan->seen[h % UPCC_FANOTIFY_SEEN_SLOTS] == h)
+		return true;
+	fan->seen[h % UPCC_FANOTIFY_SEEN_SLOTS] = h;
+	return false;
+}
+
+/* A handle learnt before whose file the table measured this refresh. */
+static bool use_known(const struct upcc_fanotify *fan, const struct upcc_fanotify_view *view,
+		      uint64_t h)
+{
+	const struct upcc_fanotify_known *k = &fan->known[h % UPCC_FANOTIFY_SEEN_SLOTS];
+
+	return k->hash == h && view->known(view->ctx, k->dev, k->ino);
+}
+
+/*
+ * Records with a file handle are not 8-byte multiples, so events after the
+ * first are misaligned for struct fanotify_event_metadata (its mask is an
+ * aligned u64): copy headers out with memcpy instead of casting.
+ */
+static void read_event(struct upcc_fanotify *fan, const struct upcc_fanotify_view *view,
+		       const char *event, size_t event_len, size_t metadata_len, uint64_t mask)
+{
+	const char *info = event + metadata_len;
+	const char *end = event + event_len;
+
+	fan->events++;
+	if (mask & FAN_Q_OVERFLOW) {
+		fan->overflows++;
+		fan->need_walk = true;
+		return;
+	}
+	while (info + sizeof(struct fanotify_event_info_header) <= end) {
+		struct fanotify_event_info_header hdr;
+		size_t handle_off = offsetof(struct fanotify_event_info_fid, handle);
+		struct file_handle fh;
+
+		memcpy(&hdr, info, sizeof(hdr));
+		if (hdr.len == 0 || info + hdr.len > end)
+			return;
+		if (hdr.info_type == FAN_EVENT_INFO_TYPE_FID &&
+		    hdr.len >= handle_off + sizeof(fh)) {
+			memcpy(&fh, info + handle_off, sizeof(fh));
+			if (fh.handle_bytes <= MAX_HANDLE_SZ &&
+			    handle_off + sizeof(fh) + fh.handle_bytes <= hdr.len) {
+				size_t len = sizeof(fh) + fh.handle_bytes;
+				uint64_t h = handle_hash(info + handle_off, len);
+
+				if (!seen_recently(fan, h) && !use_known(fan, view, h))
+					learn_handle(fan, view,
+						     info + offsetof(struct fanotify_event_info_fid, fsid),
+						     info + handle_off, len, h);
+			}
+		}
+		info += hdr.len;
+	}
+}
+
+void upcc_fanotify_parse(struct upcc_fanotify *fan, const struct upcc_fanotify_view *view,
+			 const char *buf, size_t len, pid_t self, uint64_t *budget)
+{
+	size_t off = 0;
+
+	while (off + sizeof(struct fanotify_event_metadata) <= len) {
+		struct fanotify_event_metadata meta;
+
+		memcpy(&meta, buf + off, sizeof(meta));
+		if (meta.event_len < sizeof(meta) || off + meta.event_len > len ||
+		    meta.vers != FANOTIFY_METADATA_VERSION)
+			break;
+		if (meta.pid != self) {
+			read_event(fan, view, buf + off, meta.event_len, meta.metadata_len,
+				   meta.mask);
+			if (*budget)
+				(*budget)--;
+		}
+		off += meta.event_len;
+	}
+}
+
+/*
+ * Read the queued events (the fd is non-blocking).  Our own opens and
+ * closes are events too: they are ignored, or measuring a file would queue
+ * another event for it forever.  A busy filesystem can outpace us: at most
+ * @budget events per drain; the rest wait for the next one.
+ */
+void upcc_fanotify_drain(struct upcc_fanotify *fan, const struct upcc_fanotify_view *view,
+			 uint64_t budget)
+{
+	pid_t self = getpid();
+	ssize_t len;
+	char *buf = fan->buffer;
+
+	if (!buf)
+		buf = fan->buffer = malloc(UPCC_FANOTIFY_BUFFER);
+	if (!buf)
+		return;
+	memset(fan->seen, 0, sizeof(fan->seen));
+	fan->own_opens = 0;
+	fan->draining = true;
+	while (budget > 0 && (len = read(fan->fd, buf, UPCC_FANOTIFY_BUFFER)) > 0)
+		upcc_fanotify_parse(fan, view, buf, (size_t)len, self, &budget);
+	fan->draining = false;
+}
+
+void upcc_fanotify_note_own_open(struct upcc_fanotify *fan, const struct upcc_fanotify_view *view,
+				 uint64_t budget)
+{
+	if (fan->fd < 0 || fan->draining || upcc_hooks.no_own_drain)
+		return;
+	if (++fan->own_opens >= UPCC_FANOTIFY_OWN_OPENS_PER_DRAIN)
+		upcc_fanotify_drain(fan, view, budget);
+}

@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * walk.c - a depth-first, openat()-based tree walk with one directory stream
+ * per level, that opens nothing it has not first proven to be a regular file
+ * or a directory.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* O_NOATIME, O_PATH, getline, makedev */
+#endif
+#include "walk.h"
+#include "lib/idset.h"
+#include "lib/pace.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+static bool same_inode(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* Reopen an O_PATH fd for reading through /proc/self/fd: that opens the very
+ * inode the O_PATH fd holds, so nothing can be swapped in between.
+ */
+static int reopen_readable(int path_fd, int dirfd, const char *name)
+{
+	char proc_path[64];
+	int flags = O_RDONLY | O_NONBLOCK | O_NOATIME | O_CLOEXEC;
+	int fd;
+
+	snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", path_fd);
+	fd = open(proc_path, flags);
+	if (fd < 0 && errno == EPERM) {		/* O_NOATIME needs ownership */
+		flags &= ~O_NOATIME;
+		fd = open(proc_path, flags);
+	}
+	if (fd >= 0 || errno != ENOENT)
+		return fd;
+	/* No /proc: open by name; the caller's dev/ino check catches a swap. */
+	flags = UPCC_WALK_OPEN_FLAGS;
+	fd = openat(dirfd, name, flags);
+	if (fd < 0 && errno == EPERM)
+		fd = openat(dirfd, name, flags & ~O_NOATIME);
+	return fd;
+}
+
+/* Check an O_PATH fd names a regular file (and @expect's inode), then
+ * reopen it readable.  @dirfd/@name are only the no-/proc fallback.
+ */
+static int open_checked(int path_fd, int dirfd, const char *name, const struct stat *expect,
+			struct stat *st)
+{
+	struct stat path_st;
+	int fd;
+
+	if (fstat(path_fd, &path_st) < 0)
+		return -errno;
+	if (S_ISLNK(path_st.st_mode))
+		return -ELOOP;
+	if (!S_ISREG(path_st.st_mode))
+		return -EINVAL;
+	if (expect && !same_inode(expect, &path_st))
+		return -ESTALE;
+	fd = reopen_readable(path_fd, dirfd, name);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode) || !same_inode(&path_st, st)) {
+		close(fd);
+		return -ESTALE;
+	}
+	return fd;
+}
+
+int upcc_open_regular(int dirfd, const char *name, const struct stat *expect, struct stat *st)
+{
+	int path_fd, fd;
+
+	/* O_PATH never runs a device's or FIFO's open: it only names the inode. */
+	path_fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (path_fd < 0)
+		return -errno;
+	fd = open_checked(path_fd, dirfd, name, expect, st);
+	close(path_fd);
+	return fd;
+}
+
+int upcc_open_regular_path_fd(int path_fd, struct stat *st)
+{
+	/* No name to fall back on: without /proc this fails, never guesses. */
+	int fd = open_checked(path_fd, -1, "", NULL, st);
+
+	return fd;
+}
+
+struct walk_level {
+	DIR *dir;
+	size_t path_len;	/* length of the path up to this directory */
+	dev_t dev;
+};
+
+struct walk_state {
+	const struct upcc_walk_options *options;
+	upcc_walk_fn fn;
+	void *ctx;
+	struct upcc_walk_stats *stats;
+	unsigned int max_depth;
+	struct walk_level *levels;
+	unsigned int depth;	/* number of open levels */
+	struct upcc_id_set seen;	/* directories and multiply-linked files */
+	char path[PATH_MAX];
+};
+
+/* First time this walk meets the inode?  A directory met again is a bind
+ * mount (or a loop); a file with more than one link may be met again.
+ */
+static bool first_visit(struct walk_state *ws, const struct stat *st)
+{
+	if (!S_ISDIR(st->st_mode) && st->st_nlink < 2)
+		return true;
+	if (upcc_id_set_add(&ws->seen, st->st_dev, st->st_ino) != 0)
+		return true;	/* new (or out of memory: better twice than never) */
+	ws->stats->skipped_duplicate++;
+	return false;
+}
+
+/* Append "/name" to the path at @len; false if it would not fit. */
+static bool path_push(struct walk_state *ws, size_t len, const char *name)
+{
+	size_t name_len = strlen(name);
+	bool need_slash = len > 0 && ws->path[len - 1] != '/';
+
+	if (len + need_slash + name_len + 1 > sizeof(ws->path))
+		return false;
+	if (need_slash)
+		ws->path[len++] = '/';
+	memcpy(ws->path + len, name, name_len + 1);
+	return true;
+}
+
+static int push_dir(struct walk_state *ws, int fd, dev_t dev)
+{
+	DIR *dir = fdopendir(fd);
+
+	if (!dir) {
+		close(fd);
+		ws->stats->errors++;
+		return 0;
+	}
+	ws->levels[ws->depth].dir = dir;
+	ws->levels[ws->depth].path_len = strlen(ws->path);
+	ws->levels[ws->depth].dev = dev;
+	ws->depth++;
+	ws->stats->dirs++;
+	return 0;
+}
+
+/* Is this directory on a filesystem the walk may enter? */
+static bool may_enter_fs(struct walk_state *ws, int fd, const struct stat *st, dev_t parent_dev)
+{
+	struct statfs sfs;
+
+	if (st->st_dev == parent_dev)
+		return true;
+	if (!ws->options->cross_mounts) {
+		ws->stats->skipped_mounts++;
+		return false;
+	}
+	if (fstatfs(fd, &sfs) < 0 || upcc_fs_is_pseudo((int64_t)sfs.f_type)) {
+		ws->stats->skipped_pseudo++;
+		return false;
+	}
+	return true;
+}
+
+static void visit_dir(struct walk_state *ws, int dirfd, const char *name,
+		      const struct stat *seen, dev_t parent_dev)
+{
+	struct stat st;
+	int fd;
+
+	if (ws->depth >= ws->max_depth) {
+		ws->stats->skipped_depth++;
+		return;
+	}
+	/* O_DIRECTORY makes the kernel refuse anything else before opening it. */
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		ws->stats->errors++;
+		return;
+	}
+	if (fstat(fd, &st) < 0 || !same_inode(seen, &st)) {
+		ws->stats->skipped_raced++;
+		close(fd);
+		return;
+	}
+	if (!may_enter_fs(ws, fd, &st, parent_dev) || !first_visit(ws, &st)) {
+		close(fd);
+		return;
+	}
+	push_dir(ws, fd, st.st_dev);
+}
+
+static int visit_file(struct walk_state *ws, int dirfd, const char *name, const struct stat *seen)
+{
+	struct stat st;
+	int fd, ret;
+
+	fd = upcc_open_regular(dirfd, name, seen, &st);
+	if (fd < 0) {
+		if (fd == -ESTALE || fd == -ELOOP || fd == -EINVAL)
+			ws->stats->skipped_raced++;
+		else
+			ws->stats->errors++;
+		return 0;
+	}
+	if (!first_visit(ws, &st)) {
+		close(fd);
+		return 0;
+	}
+	ws->stats->files++;
+	ret = ws->fn(ws->ctx, fd, &st, ws->path);
+	close(fd);
+	return ret;
+}
+
+/* Handle one directory entry of the innermost level. */
+static int visit_entry(struct walk_state *ws, struct walk_level *level, const char *name)
+{
+	int dir_fd = dirfd(level->dir);
+	struct stat seen;
+
+	if (fstatat(dir_fd, name, &seen, AT_SYMLINK_NOFOLLOW) < 0) {
+		ws->stats->errors++;
+		return 0;
+	}
+	if (!S_ISDIR(seen.st_mode) && !S_ISREG(seen.st_mode)) {
+		ws->stats->skipped_special++;
+		return 0;
+	}
+	if (!path_push(ws, level->path_len, name)) {
+		ws->stats->skipped_depth++;
+		return 0;
+	}
+	if (S_ISDIR(seen.st_mode)) {
+		visit_dir(ws, dir_fd, name, &seen, level->dev);
+		return 0;
+	}
+	return visit_file(ws, dir_fd, name, &seen);
+}
+
+static int walk_loop(struct walk_state *ws)
+{
+	int ret = 0;
+
+	while (ws->depth > 0 && ret == 0) {
+		struct walk_level *level = &ws->levels[ws->depth - 1];
+		struct dirent *entry;
+
+		if (upcc_pace_stop()) {
+			ret = -EINTR;	/* a signal waits: the walk is not finished */
+			break;
+		}
+
+		errno = 0;
+		entry = readdir(level->dir);
+		if (!entry) {
+			if (errno)
+				ws->stats->errors++;
+			closedir(level->dir);
+			ws->depth--;
+			continue;
+		}
+		if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0)
+			continue;
+		ret = visit_entry(ws, level, entry->d_name);
+	}
+	while (ws->depth > 0)
+		closedir(ws->levels[--ws->depth].dir);
+	return ret;
+}
+
+static int walk_single_file(struct walk_state *ws, const char *root)
+{
+	struct stat st;
+	int fd = upcc_open_regular(AT_FDCWD, root, NULL, &st);
+	int ret;
+
+	if (fd < 0)
+		return fd == -EINVAL ? -ENOTDIR : fd;
+	ws->stats->files++;
+	ret = ws->fn(ws->ctx, fd, &st, ws->path);
+	close(fd);
+	return ret;
+}
+
+static int walk_root(struct walk_state *ws, const char *root)
+{
+	struct statfs sfs;
+	struct stat st;
+	int fd;
+
+	if (lstat(root, &st) < 0)
+		return -errno;
+	if (S_ISREG(st.st_mode))
+		return walk_single_file(ws, root);
+	if (!S_ISDIR(st.st_mode))
+		return S_ISLNK(st.st_mode) ? -ELOOP : -ENOTDIR;
+	fd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstatfs(fd, &sfs) < 0 || upcc_fs_is_pseudo((int64_t)sfs.f_type)) {
+		close(fd);
+		return -EMEDIUMTYPE;
+	}
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return -errno;
+	}
+	first_visit(ws, &st);
+	push_dir(ws, fd, st.st_dev);
+	return walk_loop(ws);
+}
+
+int upcc_walk(const char *root, const struct upcc_walk_options *options, upcc_walk_fn fn,
+	      void *ctx, struct upcc_walk_stats *stats)
+{
+	static const struct upcc_walk_options defaults;
+	struct walk_state *ws;
+	int ret;
+
+	if (!root || !*root || !fn || !stats)
+		return -EINVAL;
+	if (strlen(root) >= PATH_MAX)
+		return -ENAMETOOLONG;
+	memset(stats, 0, sizeof(*stats));
+	ws = calloc(1, sizeof(*ws));
+	if (!ws)
+		return -ENOMEM;
+	ws->options = options ? options : &defaults;
+	ws->max_depth = ws->options->max_depth ? ws->options->max_depth
+					       : UPCC_WALK_DEFAULT_MAX_DEPTH;
+	ws->levels = calloc(ws->max_depth, sizeof(*ws->levels));
+	if (!ws->levels) {
+		free(ws);
+		return -ENOMEM;
+	}
+	ws->fn = fn;
+	ws->ctx = ctx;
+	ws->stats = stats;
+	strcpy(ws->path, root);
+	ret = walk_root(ws, root);
+	upcc_id_set_free(&ws->seen);
+	free(ws->levels);
+	free(ws);
+	return ret;
+}

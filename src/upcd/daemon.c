@@ -1,0 +1,540 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * daemon.c - upcd running; see daemon.h.  An epoll loop over a timerfd
+ * (the tick), a second timerfd (the systemd watchdog) and a signalfd
+ * (SIGHUP reloads, SIGTERM/SIGINT stop).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "lib/clock.h"
+#include "core/common.h"
+#include "daemon.h"
+#include "lib/log.h"
+#include "sys/measure.h"
+#include "report/metrics.h"
+#include "lib/notify.h"
+#include "lib/pace.h"
+#include "core/resolve.h"
+#include "control/scoperun.h"
+#include "report/state.h"
+
+/* A bound on --once even if the cache refills as fast as it is dropped. */
+#define ONCE_MAX_STEPS		1000u
+
+/* Between rounds the reports are rewritten at least this often. */
+#define REPORT_HEARTBEAT_USEC	(60ull * 1000 * 1000)
+
+
+/* Make the parent directory of a report file (e.g. /run/upcc) if missing. */
+static void ensure_parent(const char *path)
+{
+	char parent[PATH_MAX];
+	char *slash;
+
+	snprintf(parent, sizeof(parent), "%s", path);
+	slash = strrchr(parent, '/');
+	if (!slash || slash == parent)
+		return;
+	*slash = '\0';
+	mkdir(parent, 0755);
+}
+
+static void write_reports(struct upcd *upcd)
+{
+	const struct upcc_config *config = &upcd->config;
+	int err;
+
+	upcd->reports_failed = false;
+	if (config->state_path[0]) {
+		ensure_parent(config->state_path);
+		err = upcc_state_write(config->state_path, upcd->runs, upcd->nr_runs,
+				       upcd->page_size, upcd->options.dry_run, &upcd->compact);
+		if (err && !upcd->state_warned)
+			upcc_log(LOG_WARNING, "cannot write state %s: %s", config->state_path,
+				 strerror(-err));
+		upcd->state_warned = err != 0;
+		upcd->reports_failed |= err != 0;
+	}
+	if (config->metrics_path[0]) {
+		err = upcc_metrics_write(config->metrics_path, upcd->runs, upcd->nr_runs,
+					 upcd->page_size, &upcd->compact);
+		if (err && !upcd->metrics_warned)
+			upcc_log(LOG_WARNING, "cannot write metrics %s: %s", config->metrics_path,
+				 strerror(-err));
+		upcd->metrics_warned = err != 0;
+		upcd->reports_failed |= err != 0;
+	}
+}
+
+/*
+ * Daemon mode's time budget per scope round: half the interval, shared by
+ * the scopes, so the loop keeps its rhythm; and at most a quarter of the
+ * watchdog period, so a long interval cannot starve the watchdog.
+ */
+static uint64_t round_budget_usec(const struct upcd *upcd)
+{
+	uint64_t budget = upcd->config.interval_ms * 1000 / 2;
+	uint64_t watchdog_usec = upcc_notify_watchdog_usec();
+
+	if (watchdog_usec && budget > watchdog_usec / 4)
+		budget = watchdog_usec / 4;
+	return upcd->nr_runs ? budget / upcd->nr_runs : budget;
+}
+
+
+/*
+ * --once: did the round leave @run above its target?  At the target, or a
+ * dry run that decided, is done; a round that ended otherwise (nothing
+ * more came off, the backend refused or failed, no backend, the step
+ * bound) missed it.
+ */
+static bool round_missed_target(const struct upcc_round_report *report)
+{
+	if (report->end == UPCC_ROUND_IDLE)
+		return false;
+	return !(report->end == UPCC_ROUND_STOPPED && report->last.outcome == UPCC_STEP_DRY_RUN);
+}
+
+/*
+ * What the rounds freed is scattered order-0 pages; under a balloon that
+ * reports free pages, compaction turns it into blocks the host can take
+ * (compact.h).  Its CPU is logged, and counted, apart from upcd's own.
+ */
+static void compact_after_round(struct upcd *upcd, uint64_t freed_pages)
+{
+	struct upcc_compact *compact = &upcd->compact;
+	uint64_t cpu_before = compact->cpu_usec_total;
+
+	if (upcd->options.dry_run ||
+	    !upcc_compact_after_round(compact, freed_pages, upcd->page_size,
+				      upcc_monotonic_usec()))
+		return;
+	if (compact->last_error)
+		upcc_log(LOG_WARNING, "compacting memory for free page reporting: %s",
+			 strerror(-compact->last_error));
+	else
+		upcc_log(LOG_INFO, "compacted memory for free page reporting in %.1f ms of CPU",
+			 (double)(compact->cpu_usec_total - cpu_before) / 1000.0);
+}
+
+
+/*
+ * After a round: its one log line, and what it freed for compaction.
+ * Compaction is a guest-wide decision: a path or cgroup scope bounds part
+ * of the cache, and is how upcd runs on a host it shares (the tests on a
+ * build machine among them), so only system and node scopes count.
+ */
+static uint64_t round_end(struct upcd *upcd, const struct upcc_scope_run *run,
+			  const struct upcc_round_report *report)
+{
+	upcd_log_round(&upcd->round, run, report);
+	if (run->scope.kind == UPCC_SCOPE_SYSTEM || run->scope.kind == UPCC_SCOPE_NODE)
+		return report->reclaimed_pages;
+	return 0;
+}
+
+/*
+ * The control loop, for the daemon and --once alike: a round for every
+ * scope.  A scope above its trigger (with --once: above its target) gets
+ * steps until it is at its target, nothing more comes off, or @limits
+ * end it (upcc_control_round, as kswapd keeps going until the node is
+ * balanced).  Then the reports are written.  Returns how many scopes
+ * failed to measure; *@missed counts those --once would call missed.
+ */
+static int control_round(struct upcd *upcd, const struct upcc_round_limits *limits,
+			 unsigned int *missed)
+{
+	uint64_t freed_pages = 0;
+	int failures = 0;
+
+	for (size_t i = 0; i < upcd->nr_runs; i++) {
+		struct upcc_scope_run *run = &upcd->runs[i];
+		struct upcc_round_report report;
+
+		if (i && upcc_pace_stop_now())
+			break;		/* a signal waits: the next scopes wait for the next round */
+		upcd_round_log_begin(&upcd->round);
+		if (upcc_control_round(run, upcc_measure, upcd->page_size, limits, &report))
+			failures++;
+		else if (round_missed_target(&report))
+			(*missed)++;
+		freed_pages += round_end(upcd, run, &report);
+	}
+	compact_after_round(upcd, freed_pages);
+	write_reports(upcd);
+	return failures;
+}
+
+/*
+ * The daemon's tick: every scope samples what is cheap; a round (the
+ * costly refresh) runs where the interval is up, the sample is above the
+ * trigger, or the last round ran out of time (upcc_control_tick).  The
+ * reports are written after any round.
+ */
+static void daemon_tick(struct upcd *upcd)
+{
+	struct upcc_round_limits limits = {
+		.budget_usec = round_budget_usec(upcd),
+		.on_step = upcd_log_round_step,
+		.context = &upcd->round,
+	};
+	uint64_t freed_pages = 0;
+	bool rounds = false;
+
+	for (size_t i = 0; i < upcd->nr_runs; i++) {
+		struct upcc_scope_run *run = &upcd->runs[i];
+		struct upcc_tick_report tick;
+
+		if (i && upcc_pace_stop_now())
+			break;
+		upcd_round_log_begin(&upcd->round);
+		upcc_control_tick(run, upcc_measure, upcd->page_size,
+				  upcd->config.interval_ms * 1000, &limits, &tick);
+		rounds |= tick.round;
+		if (!tick.round)
+			continue;
+		if (tick.above_trigger)
+			upcc_log(LOG_DEBUG, "scope %s: round started by a tick above the trigger",
+				 run->scope.name);
+		freed_pages += round_end(upcd, run, &tick.round_report);
+	}
+	if (rounds)
+		compact_after_round(upcd, freed_pages);
+	/* After a round; between rounds only the effective target moves (it
+	 * decays on ticks alone): at most once an interval when it did, else
+	 * once a minute.  An idle daemon writes next to nothing.
+	 */
+	uint64_t now = upcc_monotonic_usec(), since = now - upcd->last_report_usec, aim = 0;
+
+	for (size_t i = 0; i < upcd->nr_runs; i++)
+		aim += upcd->runs[i].scope.effective_target_pages;
+	if (rounds || since >= REPORT_HEARTBEAT_USEC ||
+	    (aim != upcd->last_report_aim && since >= upcd->config.interval_ms * 1000)) {
+		write_reports(upcd);
+		upcd->last_report_usec = now;
+		upcd->last_report_aim = aim;
+	}
+}
+
+/* The tick's period: --tick, never longer than the interval. */
+static uint64_t tick_usec(const struct upcd *upcd)
+{
+	uint64_t tick = upcd->config.tick_ms;
+
+	return (tick < upcd->config.interval_ms ? tick : upcd->config.interval_ms) * 1000;
+}
+
+/* --once: one round with no time budget (the step bound still holds). */
+static int run_once(struct upcd *upcd)
+{
+	struct upcc_round_limits limits = {
+		.budget_usec = UINT64_MAX,
+		.max_steps = ONCE_MAX_STEPS,
+		.on_step = upcd_log_round_step,
+		.context = &upcd->round,
+	};
+	unsigned int missed = 0;
+	int failures = control_round(upcd, &limits, &missed);
+	size_t unusable = 0;
+
+	if (upcc_pace_stop_now()) {
+		upcc_log(LOG_NOTICE, "signal: stopping");
+		return UPCC_EXIT_OK;
+	}
+	/* A dry run that shows what a scope with no backend "would" do has
+	 * not shown that the real run could: it fails as the real one would.
+	 */
+	for (size_t i = 0; i < upcd->nr_runs; i++)
+		unusable += !upcd->runs[i].backend_ready;
+	if (unusable) {
+		upcc_log(LOG_ERR, "%zu of %zu scope(s) have no usable backend", unusable,
+			 upcd->nr_runs);
+		return UPCC_EXIT_FAILURE;
+	}
+	/* --once is run by scripts and timers: a report it could not write
+	 * is a failure they must see, not only a log line.
+	 */
+	if (failures || upcd->reports_failed)
+		return UPCC_EXIT_FAILURE;
+	return missed ? UPCC_EXIT_TARGET_MISSED : UPCC_EXIT_OK;
+}
+
+/*
+ * --check: the config is valid (else upcd_build_config failed, exit 2); for
+ * each scope say which backend would act and why (or why none and what
+ * to do), measure it and say what upcd would do for the whole excess.
+ * 0, or 1 if a scope has no usable backend or cannot be measured.
+ */
+int upcd_check(struct upcd *upcd)
+{
+	const char *config_path = upcd->options.config_path;
+	uint64_t page = upcd->page_size;
+	size_t bad = 0;
+
+	if (!config_path)
+		config_path = access(UPCC_DEFAULT_CONFIG_PATH, F_OK) == 0 ?
+			      UPCC_DEFAULT_CONFIG_PATH : "(built-in defaults)";
+	printf("config %s: valid: %zu scope%s, interval %llu ms\n", config_path, upcd->nr_runs,
+	       upcd->nr_runs == 1 ? "" : "s", (unsigned long long)upcd->config.interval_ms);
+	for (size_t i = 0; i < upcd->nr_runs; i++) {
+		struct upcc_scope_run *run = &upcd->runs[i];
+		struct upcc_scope *scope = &run->scope;
+		enum upcc_phase phase = UPCC_PHASE_RECLAIMING;
+		struct upcc_policy policy;
+		struct upcc_sample sample;
+		char why[PATH_MAX + 128];
+		uint64_t step, excess;
+		int err;
+
+		if (!run->backend_ready) {
+			printf("scope %s: no usable backend: %s\n", scope->name, run->backend_error);
+			bad++;
+		} else {
+			printf("scope %s: backend %s (%s)\n", scope->name, run->backend.ops->name,
+			       run->backend.why);
+		}
+		err = upcc_measure(scope, &sample);
+		if (err) {
+			printf("scope %s: cannot measure: %s\n", scope->name,
+			       upcc_measure_explain(scope, err, why, sizeof(why)));
+			bad += run->backend_ready;
+			continue;
+		}
+		policy = upcc_policy_resolve(&scope->config, &sample, page);
+		excess = upcd_excess_pages(sample.unmapped_pages, &policy);
+		step = upcc_decide(&policy, &phase, sample.unmapped_pages);
+		step = upcc_step_cap(&scope->config, step, sample.total_pages, page);
+		printf("scope %s: unmapped %s, target %s, trigger %s, dirty %s: ", scope->name,
+		       UPCD_SIZE(sample.unmapped_pages, page), UPCD_SIZE(policy.target_pages, page),
+		       UPCD_SIZE(policy.trigger_pages, page),
+		       UPCD_SIZE(sample.dirty_pages + sample.writeback_pages, page));
+		if (!excess)
+			printf("at or below the target: nothing to do\n");
+		else if (sample.unmapped_pages > policy.trigger_pages)
+			printf("over the trigger: would reclaim %s, down to the target, in steps of at most %s\n",
+			       UPCD_SIZE(excess, page), UPCD_SIZE(step, page));
+		else
+			printf("below the trigger: nothing to do until it passes it (--once now: would reclaim %s, down to the target)\n",
+			       UPCD_SIZE(excess, page));
+	}
+	if (bad) {
+		printf("check: %zu of %zu scope%s cannot be controlled\n", bad, upcd->nr_runs,
+		       upcd->nr_runs == 1 ? "" : "s");
+		return UPCC_EXIT_FAILURE;
+	}
+	printf("check: ok\n");
+	return UPCC_EXIT_OK;
+}
+
+static int arm_timer(int fd, uint64_t period_usec)
+{
+	struct itimerspec spec = {
+		.it_interval = { (time_t)(period_usec / 1000000), (long)(period_usec % 1000000) * 1000 },
+	};
+
+	spec.it_value = spec.it_interval;
+	if (!spec.it_value.tv_sec && !spec.it_value.tv_nsec)
+		spec.it_value.tv_nsec = 1;
+	return timerfd_settime(fd, 0, &spec, NULL);
+}
+
+static void watchdog_ping(struct upcd *upcd)
+{
+	upcc_notify("WATCHDOG=1");
+	upcd->last_ping_usec = upcc_monotonic_usec();
+}
+
+/*
+ * The pace hook (pace.h), run by walks and per-file loops every few dozen
+ * files: a walk of a big tree can take longer than the watchdog period,
+ * so the ping is sent from inside it when half the period has passed, and
+ * a waiting SIGTERM, SIGINT or SIGHUP cuts the work short (the signals are
+ * blocked for the signalfd, so they wait in the pending set).
+ */
+static bool pace_check(void *ctx)
+{
+	struct upcd *upcd = ctx;
+	sigset_t pending;
+
+	if (upcd->watchdog_usec &&
+	    upcc_monotonic_usec() - upcd->last_ping_usec >= upcd->watchdog_usec / 2)
+		watchdog_ping(upcd);
+	if (sigpending(&pending))
+		return false;
+	return sigismember(&pending, SIGTERM) == 1 || sigismember(&pending, SIGINT) == 1 ||
+	       sigismember(&pending, SIGHUP) == 1;
+}
+
+/* SIGHUP: a new config replaces the old only if it parses and its backends work. */
+static void reload(struct upcd *upcd)
+{
+	struct upcc_config new_config, old_config = upcd->config;
+	struct upcc_scope_run *new_runs = NULL;
+	int err;
+
+	upcc_notify("RELOADING=1");
+	if (upcd_build_config(&upcd->options, &new_config)) {
+		upcc_log(LOG_ERR, "reload: keeping the old configuration");
+		upcc_notify("READY=1");
+		return;
+	}
+	/* The old backends let go first: two fadvise inventories or two
+	 * DAMON contexts for one scope must never coexist.
+	 */
+	for (size_t i = 0; i < upcd->nr_runs; i++)
+		upcd_run_release(&upcd->runs[i]);
+	upcd->config = new_config;
+	err = upcd_runs_build(&upcd->config, upcd_run_mode(&upcd->options), upcd->runs,
+			      upcd->nr_runs, &new_runs);
+	if (err) {
+		upcc_log(LOG_ERR, "reload: a scope has no backend: keeping the old configuration");
+		upcd_runs_free(new_runs, upcd->config.nr_scopes);
+		upcc_config_free(&upcd->config);
+		upcd->config = old_config;
+		for (size_t i = 0; i < upcd->nr_runs; i++)
+			upcd_run_setup(&upcd->runs[i], &upcd->config, upcd->options.dry_run);
+	} else {
+		free(upcd->runs);
+		upcc_config_free(&old_config);
+		upcd->runs = new_runs;
+		upcd->nr_runs = upcd->config.nr_scopes;
+		upcc_log(LOG_NOTICE, "reloaded: %zu scope(s), interval %llu ms", upcd->nr_runs,
+			 (unsigned long long)upcd->config.interval_ms);
+	}
+	upcc_notify("READY=1");
+}
+
+static int add_fd(int epoll_fd, int fd)
+{
+	struct epoll_event event = { .events = EPOLLIN, .data.fd = fd };
+
+	return epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &event);
+}
+
+static int drain_fd(int fd, void *buffer, size_t size)
+{
+	return read(fd, buffer, size) < 0 && errno != EAGAIN ? -errno : 0;
+}
+
+static int event_loop(struct upcd *upcd, int signal_fd)
+{
+	uint64_t watchdog_usec = upcc_notify_watchdog_usec();
+	int epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	int tick_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	int watchdog_fd = watchdog_usec ? timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK) : -1;
+	uint64_t interval_ms = upcd->config.interval_ms, period_usec = tick_usec(upcd);
+	bool running = true;
+	int rc = 0;
+
+	if (epoll_fd < 0 || tick_fd < 0 || (watchdog_usec && watchdog_fd < 0) ||
+	    add_fd(epoll_fd, signal_fd) || add_fd(epoll_fd, tick_fd) ||
+	    arm_timer(tick_fd, period_usec) ||
+	    (watchdog_fd >= 0 && (add_fd(epoll_fd, watchdog_fd) ||
+				  arm_timer(watchdog_fd, watchdog_usec / 2)))) {
+		upcc_log(LOG_ERR, "cannot set up the event loop: %s", strerror(errno));
+		rc = UPCC_EXIT_FAILURE;
+		running = false;
+	}
+	if (running) {
+		/* Ready once set up: the first round may walk a big tree. */
+		upcc_notify("READY=1");
+		upcc_notify_status("controlling %zu scope(s) every %llu ms, sampling every %llu ms",
+				   upcd->nr_runs, (unsigned long long)interval_ms,
+				   (unsigned long long)(period_usec / 1000));
+		watchdog_ping(upcd);
+		daemon_tick(upcd);
+	}
+	while (running) {
+		struct epoll_event event;
+		int ready = epoll_wait(epoll_fd, &event, 1, -1);
+
+		if (ready < 0 && errno == EINTR)
+			continue;
+		if (ready < 0) {
+			upcc_log(LOG_ERR, "epoll_wait: %s", strerror(errno));
+			rc = UPCC_EXIT_FAILURE;
+			break;
+		}
+		if (event.data.fd == signal_fd) {
+			struct signalfd_siginfo info;
+
+			if (drain_fd(signal_fd, &info, sizeof(info)))
+				continue;
+			if (info.ssi_signo == SIGHUP) {
+				reload(upcd);
+				if (upcd->config.interval_ms != interval_ms ||
+				    tick_usec(upcd) != period_usec) {
+					interval_ms = upcd->config.interval_ms;
+					period_usec = tick_usec(upcd);
+					arm_timer(tick_fd, period_usec);
+				}
+			} else {
+				upcc_log(LOG_NOTICE, "signal %u: stopping", info.ssi_signo);
+				running = false;
+			}
+		} else if (event.data.fd == tick_fd) {
+			uint64_t expirations;
+
+			drain_fd(tick_fd, &expirations, sizeof(expirations));
+			daemon_tick(upcd);
+		} else {
+			uint64_t expirations;
+
+			drain_fd(watchdog_fd, &expirations, sizeof(expirations));
+			watchdog_ping(upcd);
+		}
+	}
+	upcc_notify("STOPPING=1");
+	if (watchdog_fd >= 0)
+		close(watchdog_fd);
+	if (tick_fd >= 0)
+		close(tick_fd);
+	if (epoll_fd >= 0)
+		close(epoll_fd);
+	return rc;
+}
+
+/* Signals arrive through a signalfd, so they must not be delivered the old way. */
+static int block_signals(void)
+{
+	sigset_t mask;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL))
+		return -1;
+	return signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+int upcd_run(struct upcd *upcd)
+{
+	int rc, signal_fd;
+
+	upcd->round.page_size = upcd->page_size;
+	upcd->round.once = upcd->options.once;
+	upcc_compact_probe(&upcd->compact);
+	upcc_log(LOG_INFO, "compaction for free page reporting %s%s", upcd->compact.why,
+		 upcd->compact.enabled && upcd->options.dry_run ? " (but not in a dry run)" : "");
+	upcd->watchdog_usec = upcc_notify_watchdog_usec();
+	signal_fd = block_signals();
+	upcc_pace_set(pace_check, upcd);
+	if (signal_fd < 0) {
+		upcc_log(LOG_ERR, "signalfd: %s", strerror(errno));
+		return UPCC_EXIT_FAILURE;
+	}
+	rc = upcd->options.once ? run_once(upcd) : event_loop(upcd, signal_fd);
+	close(signal_fd);
+	return rc;
+}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * daemon.h - upcd running: the event loop over the tick, the watchdog and
+ * the signals, each tick's rounds, the reports, reload, --once, --check.
+ */
+#ifndef UPCC_DAEMON_H
+#define UPCC_DAEMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cmdline.h"
+#include "act/compact.h"
+#include "core/config.h"
+#include "control/control.h"
+#include "control/scoperun.h"
+#include "report/steplog.h"
+
+struct upcd {
+	struct upcd_options options;
+	struct upcc_config config;
+	struct upcc_scope_run *runs;
+	size_t nr_runs;
+	uint64_t page_size;
+	bool state_warned, metrics_warned;
+	bool reports_failed;		/* the last round's state or metrics write failed */
+	struct upcd_round_log round;	/* the round under way, for its log line */
+	uint64_t watchdog_usec;		/* WATCHDOG_USEC, 0 without a watchdog */
+	uint64_t last_ping_usec;	/* the last WATCHDOG=1, monotonic */
+	struct upcc_compact compact;	/* under a reporting balloon only */
+	uint64_t last_report_usec;	/* the last state/metrics write, monotonic */
+	uint64_t last_report_aim;	/* the effective targets then, summed */
+};
+
+/* How the command line has the runs set up. */
+static inline struct upcd_run_mode upcd_run_mode(const struct upcd_options *options)
+{
+	return (struct upcd_run_mode){ .dry_run = options->dry_run, .once = options->once };
+}
+
+/*
+ * --check: for each scope of the built config and runs, say which backend
+ * would act and why (or why none and what to do), measure it and say what
+ * upcd would do.  An exit code: 0, or 1 if a scope has no usable backend
+ * or cannot be measured.
+ */
+int upcd_check(struct upcd *upcd);
+
+/* Run: --once, or the daemon until a signal stops it.  An exit code. */
+int upcd_run(struct upcd *upcd);
+
+#endif /* UPCC_DAEMON_H */

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * upcd - the unmapped page cache control daemon.
+ *
+ * The command line laid over the config (cmdline.c), a backend run for
+ * each scope (scoperun.c), then one mode: --check, --once or the daemon
+ * (daemon.c), whose rounds (control.c) are logged by steplog.c.  Exit
+ * codes: docs/upcd.md.
+ */
+#include <stdlib.h>
+
+#include "lib/clock.h"
+#include "cmdline.h"
+#include "core/common.h"
+#include "core/config.h"
+#include "daemon.h"
+#include "lib/log.h"
+#include "control/scoperun.h"
+
+int main(int argc, char **argv)
+{
+	struct upcd upcd = { .page_size = upcc_page_size() };
+	int rc;
+
+	rc = upcd_parse_options(argc, argv, &upcd.options);
+	if (rc)
+		return rc;
+	upcc_log_init(upcd.options.verbose);
+	if (upcd_build_config(&upcd.options, &upcd.config))
+		return UPCC_EXIT_USAGE;
+	rc = upcd_runs_build(&upcd.config, upcd_run_mode(&upcd.options), NULL, 0, &upcd.runs);
+	upcd.nr_runs = upcd.config.nr_scopes;
+	if (rc) {
+		upcc_log(LOG_ERR, "a scope has no usable backend: not starting");
+		rc = UPCC_EXIT_FAILURE;
+	} else if (upcd.options.check) {
+		rc = upcd_check(&upcd);
+	} else {
+		rc = upcd_run(&upcd);
+	}
+	upcd_runs_free(upcd.runs, upcd.nr_runs);
+	upcc_config_free(&upcd.config);
+	return rc;
+}

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_text.c - bounded summaries: appended in pieces, marked when cut.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "lib/text.h"
+
+static void test_append_fits(void **state)
+{
+	char text[16] = "";
+
+	(void)state;
+	upcc_text_append(text, sizeof(text), "%s", "fadvise");
+	upcc_text_append(text, sizeof(text), ": %d", 42);
+	assert_string_equal(text, "fadvise: 42");
+	upcc_text_append(text, sizeof(text), "%s", "");
+	assert_string_equal(text, "fadvise: 42");
+}
+
+/* Exactly full is not cut: only what does not fit gets the marker. */
+static void test_append_exact(void **state)
+{
+	char text[8] = "";
+
+	(void)state;
+	upcc_text_append(text, sizeof(text), "1234567");
+	assert_string_equal(text, "1234567");
+}
+
+static void test_append_cut(void **state)
+{
+	char text[16] = "";
+
+	(void)state;
+	upcc_text_append(text, sizeof(text), "fadvise: 42");
+	upcc_text_append(text, sizeof(text), " and much more");
+	assert_string_equal(text, "fadvise: 42 ...");
+	assert_int_equal(strlen(text), sizeof(text) - 1);
+	upcc_text_append(text, sizeof(text), "x");	/* marked: stays as it is */
+	assert_string_equal(text, "fadvise: 42 ...");
+}
+
+/* Buffers too small for the marker are left alone, never overrun. */
+static void test_append_tiny(void **state)
+{
+	char text[3] = "";
+	char canary[4] = "abc";
+
+	(void)state;
+	upcc_text_append(text, sizeof(text), "long text");
+	assert_string_equal(text, "");
+	upcc_text_append(canary, 1, "x");
+	assert_string_equal(canary, "abc");
+}
+
+/* Issue 12: text dropped because fewer than 4 bytes were left is marked
+ * too, as summary.h promises ("1234567" + "; and more" in 10 bytes).
+ */
+static void test_append_cut_when_nearly_full(void **state)
+{
+	char text[10] = "";
+
+	(void)state;
+	upcc_text_append(text, sizeof(text), "1234567");
+	upcc_text_append(text, sizeof(text), "; and more");
+	assert_string_equal(text, "123456...");
+	upcc_text_append(text, sizeof(text), "x");
+	assert_string_equal(text, "123456...");
+}
+
+/* Issue 12: names reach a terminal with their control bytes shown, not sent. */
+static void test_printable(void **state)
+{
+	char out[64], tiny[12];
+
+	(void)state;
+	upcc_text_printable(out, sizeof(out), "x\033]0;pwned\a\nrow");
+	assert_string_equal(out, "x\\x1b]0;pwned\\x07\\x0arow");
+	upcc_text_printable(out, sizeof(out), "caf\xc3\xa9 \xe2\x82\xac ok");
+	assert_string_equal(out, "caf\xc3\xa9 \xe2\x82\xac ok");	/* UTF-8 kept */
+	upcc_text_printable(out, sizeof(out), "c1\xc2\x9b[2J raw\x9b bad\xc3 del\x7f");
+	assert_string_equal(out, "c1\\xc2\\x9b[2J raw\\x9b bad\\xc3 del\\x7f");
+	upcc_text_printable(tiny, sizeof(tiny), "\033\033\033\033");
+	assert_string_equal(tiny, "\\x1b\\x1b...");
+	assert_true(strlen(tiny) < sizeof(tiny));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_append_fits),
+		cmocka_unit_test(test_append_exact),
+		cmocka_unit_test(test_append_cut),
+		cmocka_unit_test(test_append_tiny),
+		cmocka_unit_test(test_append_cut_when_nearly_full),
+		cmocka_unit_test(test_printable),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

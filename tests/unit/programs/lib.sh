@@ -1,0 +1,74 @@
+# lib.sh - what the program-level suites (tests/unit/programs/*.sh, tests/install,
+# tests/package, tests/systemd) share.  Source it from the top of the
+# checkout; check() needs $tmp (a scratch directory).  It keeps the counts
+# in $passed and $failed.
+passed=0
+failed=0
+
+check() {	# check NAME COMMAND...: passes if COMMAND succeeds
+	local name=$1
+	shift
+	if "$@" >>"$tmp/check.log" 2>&1; then
+		echo "PASS $name"
+		passed=$((passed + 1))
+	else
+		echo "FAIL $name"
+		tail -n 5 "$tmp/check.log"
+		failed=$((failed + 1))
+	fi
+}
+
+result() {	# result NAME STATUS [DETAIL]: passes if STATUS is 0
+	if [ "$2" -eq 0 ]; then
+		echo "PASS $1"
+		passed=$((passed + 1))
+	else
+		echo "FAIL $1${3:+: $3}"
+		failed=$((failed + 1))
+	fi
+}
+
+exit_code_is() {	# exit_code_is WANT COMMAND...: output in $tmp/out, $tmp/err
+	local want=$1
+	shift
+	timeout 60 "$@" >"$tmp/out" 2>"$tmp/err"
+	local rc=$?
+	[ "$rc" -eq "$want" ] || { echo "exit $rc, wanted $want: $*"; cat "$tmp/err"; return 1; }
+}
+
+wait_for() {	# wait_for SECONDS COMMAND...
+	local deadline=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ $SECONDS -ge $deadline ] && return 1
+		sleep 0.1
+	done
+}
+
+absent() { [ ! -e "$1" ]; }
+
+# A fake systemd notify socket: listen.py SOCKET LOG writes each message
+# to LOG with its wall-clock time, until STOPPING=1 or 30 s of silence.
+write_notify_listener() {	# write_notify_listener PATH
+	cat >"$1" <<'PY'
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+s.settimeout(30)
+with open(sys.argv[2], "w") as out:
+    try:
+        while True:
+            msg = s.recv(4096).decode()
+            out.write("%.6f %s\n" % (time.time(), msg.split("\n")[0]))
+            out.flush()
+            if msg.startswith("STOPPING"):
+                break
+    except socket.timeout:
+        pass
+PY
+}
+
+summary() {	# the last line every suite ends on; exit status to match
+	echo "$passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+}

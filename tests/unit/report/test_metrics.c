@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0
+/* test_metrics.c - the Prometheus textfile: names, values, escaping, atomic write. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "unit.h"
+#include "report/metrics.h"
+#include "sys/stats.h"
+
+static const struct upcc_backend_ops named_ops = { .name = "fadvise" };
+
+static void make_runs(struct upcc_scope_run runs[2])
+{
+	memset(runs, 0, 2 * sizeof(runs[0]));
+	snprintf(runs[0].scope.name, sizeof(runs[0].scope.name), "system");
+	runs[0].scope.last.total_pages = 1000;
+	runs[0].scope.last.file_lru_pages = 300;
+	runs[0].scope.last.mapped_pages = 100;
+	runs[0].scope.last.unmapped_pages = 200;
+	runs[0].scope.policy.target_pages = 10;
+	runs[0].scope.policy.trigger_pages = 160;
+	runs[0].scope.phase = UPCC_PHASE_RECLAIMING;
+	runs[0].scope.reclaimed_pages_total = 50;
+	runs[0].scope.actions_total = 3;
+	runs[0].scope.action_errors_total = 1;
+	runs[0].scope.action_usec_total = 2500000;
+	runs[0].backend.ops = &named_ops;
+	runs[0].backend_ready = true;
+	/* A name with characters the exposition format must escape. */
+	snprintf(runs[1].scope.name, sizeof(runs[1].scope.name), "a\"b\\c");
+	runs[1].scope.last.unmapped_pages = UINT64_MAX;	/* bytes beyond 64 bits */
+}
+
+static char *format(const struct upcc_scope_run *runs, size_t nr)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	assert_non_null(out);
+	assert_int_equal(upcc_metrics_format(out, runs, nr, 4096, NULL), 0);
+	assert_int_equal(fclose(out), 0);
+	return text;
+}
+
+static void expect_line(const char *text, const char *line)
+{
+	char *with_newline = malloc(strlen(line) + 3);
+
+	assert_non_null(with_newline);
+	sprintf(with_newline, "\n%s\n", line);
+	if (!strstr(text, with_newline))
+		fail_msg("missing line \"%s\" in:\n%s", line, text);
+	free(with_newline);
+}
+
+static void test_format(void **state)
+{
+	struct upcc_scope_run runs[2];
+	char *text;
+
+	(void)state;
+	make_runs(runs);
+	text = format(runs, 2);
+	expect_line(text, "# TYPE upcc_unmapped_bytes gauge");
+	expect_line(text, "upcc_memory_bytes{scope=\"system\"} 4096000");
+	expect_line(text, "upcc_file_lru_bytes{scope=\"system\"} 1228800");
+	expect_line(text, "upcc_mapped_bytes{scope=\"system\"} 409600");
+	expect_line(text, "upcc_unmapped_bytes{scope=\"system\"} 819200");
+	expect_line(text, "upcc_target_bytes{scope=\"system\"} 40960");
+	expect_line(text, "upcc_trigger_bytes{scope=\"system\"} 655360");
+	expect_line(text, "upcc_reclaiming{scope=\"system\"} 1");
+	expect_line(text, "# TYPE upcc_reclaimed_bytes_total counter");
+	expect_line(text, "upcc_reclaimed_bytes_total{scope=\"system\"} 204800");
+	expect_line(text, "upcc_actions_total{scope=\"system\"} 3");
+	expect_line(text, "upcc_action_errors_total{scope=\"system\"} 1");
+	expect_line(text, "upcc_action_seconds_total{scope=\"system\"} 2.500000");
+	expect_line(text, "upcc_backend_info{scope=\"system\",backend=\"fadvise\"} 1");
+	expect_line(text, "upcc_backend_info{scope=\"a\\\"b\\\\c\",backend=\"none\"} 1");
+	expect_line(text, "upcc_unmapped_bytes{scope=\"a\\\"b\\\\c\"} 7.5557863725914323e+22");
+	/* Every sample line carries the upcc_ prefix. */
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+		assert_true(line[0] == '#' || strncmp(line, "upcc_", 5) == 0);
+	free(text);
+}
+
+static unsigned int count_entries(const char *dir)
+{
+	DIR *handle = opendir(dir);
+	unsigned int count = 0;
+	struct dirent *entry;
+
+	assert_non_null(handle);
+	while ((entry = readdir(handle)))
+		count += entry->d_name[0] != '.';
+	closedir(handle);
+	return count;
+}
+
+static void test_atomic_write(void **state)
+{
+	char dir[] = "/tmp/upcc-metrics-XXXXXX", path[64], missing[96];
+	struct upcc_scope_run runs[2];
+	char *written, *expected;
+
+	(void)state;
+	make_runs(runs);
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/upcc.prom", dir);
+	assert_int_equal(upcc_metrics_write(path, runs, 2, 4096, NULL), 0);
+	/* Rewriting replaces the file; the temporary never stays behind. */
+	runs[0].scope.actions_total = 4;
+	assert_int_equal(upcc_metrics_write(path, runs, 2, 4096, NULL), 0);
+	assert_int_equal(count_entries(dir), 1);
+	assert_int_equal(upcc_read_text(path, &written), 0);
+	expected = format(runs, 2);
+	assert_string_equal(written, expected);
+	free(written);
+	free(expected);
+	snprintf(missing, sizeof(missing), "%s/no-dir/upcc.prom", dir);
+	assert_int_equal(upcc_metrics_write(missing, runs, 2, 4096, NULL), -ENOENT);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
+/* The daemon's compaction: its own series, its CPU apart from upcd's. */
+static void test_compaction(void **state)
+{
+	struct upcc_compact compact = { .enabled = true, .runs_total = 2, .cpu_usec_total = 1500250 };
+	struct upcc_scope_run runs[2];
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	(void)state;
+	make_runs(runs);
+	out = open_memstream(&text, &len);
+	assert_non_null(out);
+	assert_int_equal(upcc_metrics_format(out, runs, 2, 4096, &compact), 0);
+	assert_int_equal(fclose(out), 0);
+	expect_line(text, "upcc_compaction_enabled 1");
+	expect_line(text, "upcc_compactions_total 2");
+	expect_line(text, "upcc_compaction_cpu_seconds_total 1.500250");
+	expect_line(text, "# TYPE upcc_compactions_total counter");
+	free(text);
+	/* Without the daemon's counters, no compaction series at all. */
+	text = format(runs, 2);
+	assert_null(strstr(text, "upcc_compaction"));
+	free(text);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_format),
+		cmocka_unit_test(test_atomic_write),
+		cmocka_unit_test(test_compaction),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0
+/* test_state.c - the daemon's state file, written and read back. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "unit.h"
+#include "lib/atomicfile.h"
+#include "report/state.h"
+
+static const struct upcc_backend_ops memcg_ops = { .name = "memcg" };
+
+static void test_round_trip(void **state)
+{
+	char dir[] = "/tmp/upcc-state-XXXXXX", path[64];
+	struct upcc_scope_run runs[2];
+	struct upcc_state_scope read_back[4];
+	struct upcc_state_header header;
+	struct upcc_compact compact = { .enabled = true, .runs_total = 3, .cpu_usec_total = 4567 };
+	size_t count = 0;
+
+	(void)state;
+	memset(runs, 0, sizeof(runs));
+	snprintf(runs[0].scope.name, sizeof(runs[0].scope.name), "web");
+	runs[0].scope.kind = UPCC_SCOPE_CGROUP;
+	runs[0].scope.node_id = -1;
+	snprintf(runs[0].scope.path, sizeof(runs[0].scope.path), "/sys/fs/cgroup/we\"b\\x\n");
+	runs[0].backend.ops = &memcg_ops;
+	snprintf(runs[0].backend.why, sizeof(runs[0].backend.why), "auto: memory.reclaim works");
+	runs[0].backend_ready = true;
+	runs[0].scope.policy.target_pages = 111;
+	runs[0].scope.policy.trigger_pages = 1776;
+	runs[0].scope.reclaimed_pages_total = UINT64_MAX;
+	runs[0].scope.actions_total = 9;
+	runs[0].scope.phase = UPCC_PHASE_RECLAIMING;
+	snprintf(runs[1].scope.name, sizeof(runs[1].scope.name), "node1");
+	runs[1].scope.kind = UPCC_SCOPE_NODE;
+	runs[1].scope.node_id = 1;
+	snprintf(runs[1].backend_error, sizeof(runs[1].backend_error), "damon: busy");
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/state.json", dir);
+	assert_int_equal(upcc_state_write(path, runs, 2, 4096, true, &compact), 0);
+	assert_int_equal(upcc_state_read(path, &header, read_back, 4, &count), 0);
+	assert_int_equal(count, 2);
+	assert_int_equal(header.pid, (long)getpid());
+	assert_true(header.dry_run);
+	assert_true(header.page_size == 4096);
+	/* The daemon's compaction, apart from its scopes (compact.h). */
+	assert_true(header.compaction_enabled);
+	assert_true(header.compactions_total == 3);
+	assert_true(header.compaction_cpu_usec_total == 4567);
+	assert_string_equal(read_back[0].name, "web");
+	assert_string_equal(read_back[0].kind, "cgroup");
+	assert_string_equal(read_back[0].path, "/sys/fs/cgroup/we\"b\\x\n");
+	assert_string_equal(read_back[0].backend, "memcg");
+	assert_string_equal(read_back[0].backend_why, "auto: memory.reclaim works");
+	assert_true(read_back[0].backend_ready);
+	assert_true(read_back[0].reclaiming);
+	assert_true(read_back[0].target_pages == 111);
+	assert_true(read_back[0].trigger_pages == 1776);
+	assert_true(read_back[0].reclaimed_pages_total == UINT64_MAX);
+	assert_true(read_back[0].actions_total == 9);
+	assert_string_equal(read_back[1].backend, "none");
+	assert_string_equal(read_back[1].backend_why, "damon: busy");
+	assert_int_equal(read_back[1].node_id, 1);
+	assert_false(read_back[1].backend_ready);
+
+	/* At most @max scopes are filled. */
+	assert_int_equal(upcc_state_read(path, &header, read_back, 1, &count), 0);
+	assert_int_equal(count, 1);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
+static void test_bad_files(void **state)
+{
+	struct upcc_state_scope scopes[2];
+	struct upcc_state_header header;
+	size_t count = 5;
+
+	(void)state;
+	assert_int_equal(upcc_state_read(FIXTURE("no-state.json"), &header, scopes, 2, &count),
+			 -ENOENT);
+	assert_int_equal(upcc_state_read(FIXTURE("meminfo-host"), &header, scopes, 2, &count),
+			 -EINVAL);
+	assert_int_equal(count, 0);
+}
+
+/*
+ * Someone else's FIFO or file at the temporary name the writer used to
+ * pick (PATH.tmp.PID) neither blocks it (the alarm fails the test instead
+ * of hanging it) nor becomes the published file.
+ */
+static void test_atomic_write_taken_names(void **state)
+{
+	char dir[] = "/tmp/upcc-state-XXXXXX", path[64], fifo[96], planted[96];
+	struct stat st, planted_st;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/state.json", dir);
+	snprintf(fifo, sizeof(fifo), "%s.tmp.%ld", path, (long)getpid());
+	assert_int_equal(mkfifo(fifo, 0666), 0);
+	signal(SIGALRM, SIG_DFL);
+	alarm(5);
+	assert_int_equal(upcc_atomic_write(path, "{}\n", 3), 0);
+	alarm(0);
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, 0644);
+	assert_int_equal(unlink(fifo), 0);
+
+	/* A planted 0666 file at the old name must not become the report. */
+	snprintf(planted, sizeof(planted), "%s.tmp.%ld", path, (long)getpid());
+	assert_int_equal(close(open(planted, O_WRONLY | O_CREAT | O_EXCL, 0666)), 0);
+	assert_int_equal(chmod(planted, 0666), 0);
+	assert_int_equal(stat(planted, &planted_st), 0);
+	assert_int_equal(upcc_atomic_write(path, "{}\n", 3), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(st.st_ino != planted_st.st_ino);
+	assert_int_equal(st.st_mode & 07777, 0644);
+	assert_int_equal(unlink(planted), 0);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
+/* Issue 12: a header alone, or a file cut short, is refused. */
+static void test_truncated_files(void **state)
+{
+	static const char *const bad[] = {
+		"{\"version\":1,\"pid\":12,\"updated\":1700000000,\"page_size\":4096,"
+		"\"dry_run\":false,\"scopes\":[\n",
+		"{\"version\":1,\"pid\":12,\"updated\":1700000000,\"page_size\":4096,"
+		"\"dry_run\":false,\"scopes\":[\n{\"name\":\"system\",\"kind\":\"sys",
+		"{\"version\":1,\n]}\n",
+	};
+	char dir[] = "/tmp/upcc-state-XXXXXX", path[64];
+	struct upcc_state_scope scopes[2];
+	struct upcc_state_header header;
+	size_t count = 5;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/state.json", dir);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		f = fopen(path, "w");
+		assert_non_null(f);
+		fputs(bad[i], f);
+		fclose(f);
+		assert_int_equal(upcc_state_read(path, &header, scopes, 2, &count), -EINVAL);
+	}
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
+/* The reader is a JSON parser (json-c): any layout of a version-2 state
+ * is read, any other version or a daemon without pid/time is refused.
+ */
+static void test_parse_layouts(void **state)
+{
+	struct upcc_state_scope scopes[2];
+	struct upcc_state_header header;
+	size_t count;
+
+	(void)state;
+	assert_int_equal(upcc_state_parse("{ \"scopes\": [ { \"kind\": \"path\",\n"
+					  "  \"name\": \"p\\u00e9\", \"unmapped_pages\": 7 } ],\n"
+					  " \"daemon\": {\"updated\": 5, \"pid\": 9},"
+					  " \"version\": 2 }", &header, scopes, 2, &count), 0);
+	assert_int_equal(count, 1);
+	assert_int_equal(header.pid, 9);
+	assert_string_equal(scopes[0].name, "p\xc3\xa9");
+	assert_true(scopes[0].unmapped_pages == 7);
+	assert_int_equal(upcc_state_parse("{\"version\":1,\"daemon\":{\"pid\":1,\"updated\":1},"
+					  "\"scopes\":[]}", &header, scopes, 2, &count), -EINVAL);
+	assert_int_equal(upcc_state_parse("{\"version\":2,\"daemon\":{\"pid\":1},"
+					  "\"scopes\":[]}", &header, scopes, 2, &count), -EINVAL);
+	assert_int_equal(upcc_state_parse("{\"version\":2,\"daemon\":{\"pid\":1,\"updated\":1},"
+					  "\"scopes\":[7]}", &header, scopes, 2, &count), -EINVAL);
+	assert_int_equal(count, 0);
+	assert_int_equal(upcc_state_parse("", &header, scopes, 2, &count), -EINVAL);
+}
+
+/* Issue 11: a state file's daemon is alive only if its pid still runs
+ * with the start time the state recorded.
+ */
+static void test_daemon_alive(void **state)
+{
+	struct upcc_state_header header = { .pid = (long)getpid() };
+	pid_t child;
+
+	(void)state;
+	header.start_time = upcc_state_start_time();
+	assert_true(header.start_time != 0);
+	assert_true(upcc_state_daemon_alive(&header));
+	/* The same pid, another start: a reused pid is not the daemon. */
+	header.start_time++;
+	assert_false(upcc_state_daemon_alive(&header));
+	/* A process that has exited (and been reaped) is not running. */
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0)
+		_exit(0);
+	assert_int_equal(waitpid(child, NULL, 0), child);
+	header.pid = child;
+	header.start_time = 1;
+	assert_false(upcc_state_daemon_alive(&header));
+	header.pid = 0;
+	assert_false(upcc_state_daemon_alive(&header));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_bad_files),
+		cmocka_unit_test(test_atomic_write_taken_names),
+		cmocka_unit_test(test_truncated_files),
+		cmocka_unit_test(test_parse_layouts),
+		cmocka_unit_test(test_daemon_alive),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

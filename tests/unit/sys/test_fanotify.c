@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0
+/* test_fanotify.c - the fanotify event parser (upcc_fanotify_parse) on
+ * event buffers built here: what it counts, skips, stops at and looks up.
+ */
+#include <fcntl.h>
+#include <string.h>
+#include <sys/fanotify.h>
+#include <unistd.h>
+
+#include "unit.h"
+#include "sys/fanotify.h"
+
+#define OTHER_PID	4242
+
+struct calls {
+	unsigned int learn, known;
+	dev_t dev;
+	ino_t ino;
+};
+
+static int learn_cb(void *ctx, int fd, const struct stat *st, const char *path)
+{
+	struct calls *calls = ctx;
+
+	(void)fd, (void)st, (void)path;
+	calls->learn++;
+	return 0;
+}
+
+static bool known_cb(void *ctx, dev_t dev, ino_t ino)
+{
+	struct calls *calls = ctx;
+
+	calls->known++;
+	calls->dev = dev;
+	calls->ino = ino;
+	return true;
+}
+
+/* No roots: a handle never opens, so only `known` can see an event. */
+static struct upcc_fanotify_view view_of(struct calls *calls)
+{
+	return (struct upcc_fanotify_view){ .learn = learn_cb, .known = known_cb, .ctx = calls };
+}
+
+/* Append one event (with a FID record of @handle_bytes bytes of @fill if
+ * @handle_bytes) at *@off; returns its length.
+ */
+static size_t put_event(char *buf, size_t *off, pid_t pid, uint64_t mask,
+			unsigned int handle_bytes, unsigned char fill)
+{
+	struct fanotify_event_metadata meta = {
+		.vers = FANOTIFY_METADATA_VERSION,
+		.metadata_len = sizeof(meta),
+		.mask = mask,
+		.fd = FAN_NOFD,
+		.pid = pid,
+	};
+	size_t handle_off = offsetof(struct fanotify_event_info_fid, handle);
+	struct fanotify_event_info_header hdr = { .info_type = FAN_EVENT_INFO_TYPE_FID };
+	struct file_handle fh = { .handle_bytes = handle_bytes, .handle_type = 1 };
+	size_t start = *off;
+
+	hdr.len = handle_bytes ? (uint16_t)(handle_off + sizeof(fh) + handle_bytes) : 0;
+	meta.event_len = (uint32_t)(sizeof(meta) + hdr.len);
+	memcpy(buf + *off, &meta, sizeof(meta));
+	*off += sizeof(meta);
+	if (handle_bytes) {
+		memcpy(buf + *off, &hdr, sizeof(hdr));
+		memset(buf + *off + sizeof(hdr), 0, handle_off - sizeof(hdr));	/* fsid */
+		memcpy(buf + *off + handle_off, &fh, sizeof(fh));
+		memset(buf + *off + handle_off + sizeof(fh), fill, handle_bytes);
+		*off += hdr.len;
+	}
+	return *off - start;
+}
+
+/* The hash fanotify.c keys handles by (FNV-1a over the struct file_handle
+ * and its bytes, low bit set), to seed a known handle.
+ */
+static uint64_t handle_hash(unsigned int handle_bytes, unsigned char fill)
+{
+	struct file_handle fh = { .handle_bytes = handle_bytes, .handle_type = 1 };
+	unsigned char bytes[sizeof(fh) + MAX_HANDLE_SZ];
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	memcpy(bytes, &fh, sizeof(fh));
+	memset(bytes + sizeof(fh), fill, handle_bytes);
+	for (size_t i = 0; i < sizeof(fh) + handle_bytes; i++)
+		h = (h ^ bytes[i]) * 0x100000001b3ull;
+	return h | 1;
+}
+
+static void test_counts_others_events(void **state)
+{
+	struct upcc_fanotify fan = { .fd = -1 };
+	struct calls calls = { 0 };
+	struct upcc_fanotify_view view = view_of(&calls);
+	char buf[1024];
+	size_t len = 0;
+	uint64_t budget = 10;
+
+	(void)state;
+	put_event(buf, &len, OTHER_PID, FAN_CLOSE_WRITE, 8, 0xaa);
+	put_event(buf, &len, getpid(), FAN_CLOSE_WRITE, 8, 0xbb);	/* our own: ignored */
+	put_event(buf, &len, OTHER_PID, FAN_OPEN, 0, 0);
+	upcc_fanotify_parse(&fan, &view, buf, len, getpid(), &budget);
+	assert_int_equal(fan.events, 2);
+	assert_int_equal(budget, 8);
+	assert_int_equal(fan.overflows, 0);
+	assert_false(fan.need_walk);
+	assert_int_equal(calls.learn, 0);	/* no root: nothing opens */
+	assert_int_equal(calls.known, 0);	/* no handle known yet */
+}
+
+static void test_overflow_asks_for_a_walk(void **state)
+{
+	struct upcc_fanotify fan = { .fd = -1 };
+	struct calls calls = { 0 };
+	struct upcc_fanotify_view view = view_of(&calls);
+	char buf[256];
+	size_t len = 0;
+	uint64_t budget = 10;
+
+	(void)state;
+	put_event(buf, &len, OTHER_PID, FAN_Q_OVERFLOW, 0, 0);
+	upcc_fanotify_parse(&fan, &view, buf, len, getpid(), &budget);
+	assert_int_equal(fan.overflows, 1);
+	assert_true(fan.need_walk);
+}
+
+/* A truncated event, a wrong version, a zero-length record: the parse
+ * stops there, having read what came before.
+ */
+static void test_stops_at_malformed(void **state)
+{
+	struct upcc_fanotify fan = { .fd = -1 };
+	struct calls calls = { 0 };
+	struct upcc_fanotify_view view = view_of(&calls);
+	struct fanotify_event_metadata meta;
+	char buf[1024];
+	size_t len = 0, second;
+	uint64_t budget = 10;
+
+	(void)state;
+	put_event(buf, &len, OTHER_PID, FAN_CLOSE_WRITE, 8, 1);
+	second = len;
+	put_event(buf, &len, OTHER_PID, FAN_CLOSE_WRITE, 8, 2);
+	upcc_fanotify_parse(&fan, &view, buf, len - 1, getpid(), &budget);
+	assert_int_equal(fan.events, 1);		/* the second is cut short */
+
+	memcpy(&meta, buf + second, sizeof(meta));
+	meta.vers = FANOTIFY_METADATA_VERSION + 1;
+	memcpy(buf + second, &meta, sizeof(meta));
+	upcc_fanotify_parse(&fan, &view, buf, len, getpid(), &budget);
+	assert_int_equal(fan.events, 2);		/* again only the first */
+
+	/* An info record of length 0 would never advance: the event ends. */
+	len = 0;
+	put_event(buf, &len, OTHER_PID, FAN_CLOSE_WRITE, 8, 3);
+	memset(buf + sizeof(meta) + offsetof(struct fanotify_event_info_header, len), 0,
+	       sizeof(((struct fanotify_event_info_header *)0)->len));
+	upcc_fanotify_parse(&fan, &view, buf, len, getpid(), &budget);
+	assert_int_equal(fan.events, 3);
+	assert_int_equal(calls.known + calls.learn, 0);
+}
+
+/* A handle learnt before is a use (known), asked once per drain however
+ * many events name it; another handle is not.
+ */
+static void test_known_handle_once_per_drain(void **state)
+{
+	struct upcc_fanotify fan = { .fd = -1 };
+	struct calls calls = { 0 };
+	struct upcc_fanotify_view view = view_of(&calls);
+	uint64_t h = handle_hash(8, 0x5a), budget = 100;
+	char buf[1024];
+	size_t len = 0;
+
+	(void)state;
+	fan.known[h % UPCC_FANOTIFY_SEEN_SLOTS].hash = h;
+	fan.known[h % UPCC_FANOTIFY_SEEN_SLOTS].dev = 5;
+	fan.known[h % UPCC_FANOTIFY_SEEN_SLOTS].ino = 7;
+	put_event(buf, &len, OTHER_PID, FAN_CLOSE_WRITE, 8, 0x5a);
+	put_event(buf, &len, OTHER_PID, FAN_CLOSE_NOWRITE, 8, 0x5a);
+	put_event(buf, &len, OTHER_PID, FAN_CLOSE_WRITE, 8, 0x5b);	/* negative control */
+	upcc_fanotify_parse(&fan, &view, buf, len, getpid(), &budget);
+	assert_int_equal(fan.events, 3);
+	assert_int_equal(calls.known, 1);
+	assert_int_equal(calls.dev, 5);
+	assert_int_equal(calls.ino, 7);
+	/* A new drain clears the per-drain cache: asked again. */
+	memset(fan.seen, 0, sizeof(fan.seen));
+	upcc_fanotify_parse(&fan, &view, buf, len, getpid(), &budget);
+	assert_int_equal(calls.known, 2);
+	assert_int_equal(calls.learn, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_counts_others_events),
+		cmocka_unit_test(test_overflow_asks_for_a_walk),
+		cmocka_unit_test(test_stops_at_malformed),
+		cmocka_unit_test(test_known_handle_once_per_drain),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
