@@ -284,7 +284,7 @@ static uint64_t wait_applied(const char *admin, uint64_t bytes)
 	return applied;
 }
 
-static int run_once(const struct damon_priv *priv, uint64_t bytes, uint64_t *applied)
+static int damos_once(const struct damon_priv *priv, uint64_t bytes, uint64_t *applied)
 {
 	int err = admin_write(priv->admin, "kdamonds/nr_kdamonds", "1");
 
@@ -319,7 +319,7 @@ static int damon_reclaim(struct upcc_backend *backend, struct upcc_scope *scope,
 	/* Someone may have started DAMON since we probed: still never take over. */
 	err = damon_free(priv->admin);
 	if (!err)
-		err = run_once(priv, nr_pages * page, &applied);
+		err = damos_once(priv, nr_pages * page, &applied);
 	result->reclaimed_pages = applied / page;
 	result->scanned_items = 1;
 	return upcc_reclaim_end(result, start_usec, err);

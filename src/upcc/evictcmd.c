@@ -18,7 +18,9 @@
 #include <unistd.h>
 
 #include "sys/evict.h"
-#include "files.h"
+#include "cli.h"
+#include "core/common.h"
+#include "evictcmd.h"
 #include "lib/jsonstr.h"
 #include "sys/mapped.h"
 #include "sys/residency.h"

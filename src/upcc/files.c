@@ -7,6 +7,8 @@
 #define _GNU_SOURCE	/* O_NOATIME, O_PATH, getline, makedev */
 #endif
 #include "coltable.h"
+#include "cli.h"
+#include "core/common.h"
 #include "files.h"
 #include "core/size.h"
 
@@ -32,11 +34,6 @@
 #define DEFAULT_TOP	20u
 #define MAX_TOP		1000000u
 
-
-const char *upcc_plural(uint64_t n, const char *one, const char *many)
-{
-	return n == 1 ? one : many;
-}
 
 /*
  * A walk of a big tree takes seconds: on a terminal, stderr shows how far
@@ -260,12 +257,6 @@ static void print_files_json(FILE *out, const struct top_files *top, const char 
 		top->walk.errors);
 }
 
-void upcc_put_path_line(FILE *out, const char *path)
-{
-	upcc_fputs_printable(path, out);
-	fputc('\n', out);
-}
-
 static void print_files_table(FILE *out, const struct top_files *top, bool exact)
 {
 	const struct upcc_residency_sum *t = &top->totals;
@@ -322,20 +313,6 @@ static int parse_count(const char *text, unsigned int max, unsigned int *value)
 		return -EINVAL;
 	*value = (unsigned int)n;
 	return 0;
-}
-
-const char *upcc_walk_error(int err)
-{
-	switch (err) {
-	case -ELOOP:
-		return "is a symlink: never followed";
-	case -ENOTDIR:
-		return "is not a regular file or directory: never opened";
-	case -EMEDIUMTYPE:
-		return "is on a pseudo or memory-backed filesystem";
-	default:
-		return strerror(-err);
-	}
 }
 
 static void free_rows(struct top_files *top)

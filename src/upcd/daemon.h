@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * daemon.h - upcd running: the event loop over the tick, the watchdog and
- * the signals, each tick's rounds, the reports, reload, --once, --check.
+ * daemon.h - upcd serving: the event loop over the tick, the watchdog and
+ * the signals, each tick's rounds, the reports, reload, --once.
  */
 #ifndef UPCC_DAEMON_H
 #define UPCC_DAEMON_H
@@ -39,15 +39,7 @@ static inline struct upcd_run_mode upcd_run_mode(const struct upcd_options *opti
 	return (struct upcd_run_mode){ .dry_run = options->dry_run, .once = options->once };
 }
 
-/*
- * --check: for each scope of the built config and runs, say which backend
- * would act and why (or why none and what to do), measure it and say what
- * upcd would do.  An exit code: 0, or 1 if a scope has no usable backend
- * or cannot be measured.
- */
-int upcd_check(struct upcd *upcd);
-
-/* Run: --once, or the daemon until a signal stops it.  An exit code. */
-int upcd_run(struct upcd *upcd);
+/* Serve: --once, or the daemon until a signal stops it.  An exit code. */
+int upcd_serve(struct upcd *upcd);
 
 #endif /* UPCC_DAEMON_H */

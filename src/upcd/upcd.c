@@ -13,6 +13,7 @@
 #include "cmdline.h"
 #include "core/common.h"
 #include "core/config.h"
+#include "check.h"
 #include "daemon.h"
 #include "lib/log.h"
 #include "control/scoperun.h"
@@ -36,7 +37,7 @@ int main(int argc, char **argv)
 	} else if (upcd.options.check) {
 		rc = upcd_check(&upcd);
 	} else {
-		rc = upcd_run(&upcd);
+		rc = upcd_serve(&upcd);
 	}
 	upcd_runs_free(upcd.runs, upcd.nr_runs);
 	upcc_config_free(&upcd.config);

@@ -13,6 +13,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "core/size.h"
+#include "core/common.h"
+#include "upcc/evictcmd.h"
 #include "upcc/files.h"
 #include "lib/hooks.h"
 #include "sys/residency.h"

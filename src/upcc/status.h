@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * status.h - `upcc status [--json] [--bytes] [--state FILE]`: per scope,
+ * memory, file LRU, mapped, unmapped, dirty, target, trigger, backend and
+ * what upcd reclaimed, from a live sample beside the daemon's state file.
+ *
+ * Exit codes: 0 ok; 1 a scope could not be measured or a state file named
+ * with --state could not be read; 2 bad usage.
+ */
+#ifndef UPCC_STATUS_H
+#define UPCC_STATUS_H
+
+/* argv[0] is the command name ("upcc status", for getopt's messages). */
+int upcc_status_main(int argc, char **argv);
+
+#endif /* UPCC_STATUS_H */

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * check.c - upcd --check: each scope's backend, a sample of it, and what
+ * upcd would do; see check.h.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "core/common.h"
+#include "core/resolve.h"
+#include "report/steplog.h"
+#include "sys/measure.h"
+
+/*
+ * --check: the config is valid (else upcd_build_config failed, exit 2); for
+ * each scope say which backend would act and why (or why none and what
+ * to do), measure it and say what upcd would do for the whole excess.
+ * 0, or 1 if a scope has no usable backend or cannot be measured.
+ */
+int upcd_check(struct upcd *upcd)
+{
+	const char *config_path = upcd->options.config_path;
+	uint64_t page = upcd->page_size;
+	size_t bad = 0;
+
+	if (!config_path)
+		config_path = access(UPCC_DEFAULT_CONFIG_PATH, F_OK) == 0 ?
+			      UPCC_DEFAULT_CONFIG_PATH : "(built-in defaults)";
+	printf("config %s: valid: %zu scope%s, interval %llu ms\n", config_path, upcd->nr_runs,
+	       upcd->nr_runs == 1 ? "" : "s", (unsigned long long)upcd->config.interval_ms);
+	for (size_t i = 0; i < upcd->nr_runs; i++) {
+		struct upcc_scope_run *run = &upcd->runs[i];
+		struct upcc_scope *scope = &run->scope;
+		enum upcc_phase phase = UPCC_PHASE_RECLAIMING;
+		struct upcc_policy policy;
+		struct upcc_sample sample;
+		char why[PATH_MAX + 128];
+		uint64_t step, excess;
+		int err;
+
+		if (!run->backend_ready) {
+			printf("scope %s: no usable backend: %s\n", scope->name, run->backend_error);
+			bad++;
+		} else {
+			printf("scope %s: backend %s (%s)\n", scope->name, run->backend.ops->name,
+			       run->backend.why);
+		}
+		err = upcc_measure(scope, &sample);
+		if (err) {
+			printf("scope %s: cannot measure: %s\n", scope->name,
+			       upcc_measure_explain(scope, err, why, sizeof(why)));
+			bad += run->backend_ready;
+			continue;
+		}
+		policy = upcc_policy_resolve(&scope->config, &sample, page);
+		excess = upcd_excess_pages(sample.unmapped_pages, &policy);
+		step = upcc_decide(&policy, &phase, sample.unmapped_pages);
+		step = upcc_step_cap(&scope->config, step, sample.total_pages, page);
+		printf("scope %s: unmapped %s, target %s, trigger %s, dirty %s: ", scope->name,
+		       UPCD_SIZE(sample.unmapped_pages, page), UPCD_SIZE(policy.target_pages, page),
+		       UPCD_SIZE(policy.trigger_pages, page),
+		       UPCD_SIZE(sample.dirty_pages + sample.writeback_pages, page));
+		if (!excess)
+			printf("at or below the target: nothing to do\n");
+		else if (sample.unmapped_pages > policy.trigger_pages)
+			printf("over the trigger: would reclaim %s, down to the target, in steps of at most %s\n",
+			       UPCD_SIZE(excess, page), UPCD_SIZE(step, page));
+		else
+			printf("below the trigger: nothing to do until it passes it (--once now: would reclaim %s, down to the target)\n",
+			       UPCD_SIZE(excess, page));
+	}
+	if (bad) {
+		printf("check: %zu of %zu scope%s cannot be controlled\n", bad, upcd->nr_runs,
+		       upcd->nr_runs == 1 ? "" : "s");
+		return UPCC_EXIT_FAILURE;
+	}
+	printf("check: ok\n");
+	return UPCC_EXIT_OK;
+}
+
