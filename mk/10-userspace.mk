@@ -154,10 +154,10 @@ FUZZ_BINS := $(addprefix $(BUILD)/fuzz/,$(FUZZ_NAMES))
 
 $(eval $(call usr_variant,$(BUILD)/fuzz,$$(FUZZ_CC),$$(FUZZ_CFLAGS),))
 
-# A fuzz target may reach any folder: it links them all.
-$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(call usr_archives,$(BUILD)/fuzz,upcd) $(BUILD)/fuzz/layers/upcc.a
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(BUILD)/fuzz/layers/upcc.a \
-		$(call usr_archives,$(BUILD)/fuzz,upcd) $(USR_LIBS)
+# The parsers fuzzed are in report/ (the state file) and below.
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(call usr_archives,$(BUILD)/fuzz,report)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< \
+		$(call usr_archives,$(BUILD)/fuzz,report) $(USR_LIBS)
 
 .PHONY: fuzz
 CHECK_SUITES += fuzz

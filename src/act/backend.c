@@ -58,7 +58,7 @@ static void choose(struct upcc_backend *backend, const struct upcc_backend_ops *
 }
 
 static int select_named(struct upcc_backend *backend, const struct upcc_backend_ops *ops,
-			struct upcc_scope *scope)
+			const struct upcc_scope *scope)
 {
 	char why[sizeof(backend->why)];
 	int err;
@@ -103,7 +103,7 @@ static size_t auto_order(const struct upcc_backend_ops **order)
 	return count;
 }
 
-static int select_auto(struct upcc_backend *backend, struct upcc_scope *scope)
+static int select_auto(struct upcc_backend *backend, const struct upcc_scope *scope)
 {
 	char why[sizeof(backend->why)], skipped[sizeof(backend->why)] = "";
 	int err = -ENOTSUP;
@@ -140,7 +140,7 @@ static int select_auto(struct upcc_backend *backend, struct upcc_scope *scope)
 }
 
 int upcc_backend_select(struct upcc_backend *backend, const char *name,
-			struct upcc_scope *scope)
+			const struct upcc_scope *scope)
 {
 	const struct upcc_backend_ops *ops;
 

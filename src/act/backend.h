@@ -32,13 +32,20 @@ struct upcc_action_result {
 	int error;			/* 0 or a negative errno */
 	/* Non-empty: the backend declined to act this step, and why (e.g.
 	 * memcg while its scope has dirty pages).  Not an error: counted
-	 * apart, in scope->refused_steps_total.
+	 * apart, in the run's refused_steps_total.
 	 */
 	char refused[160];
 	/* Non-empty: what the backend works on changed this step (for
 	 * fadvise, a disk mounted or unmounted); upcd logs it.
 	 */
 	char note[512];
+	/* What the backend's own walk could not count (fadvise on the system
+	 * scope, whose sample is /proc/meminfo's): upcd logs it as it does a
+	 * path scope's sample's.
+	 */
+	uint64_t skipped_depth;		/* directories below the walk's depth cap */
+	uint64_t skipped_raced;		/* entries that changed while walked */
+	uint64_t walk_errors;		/* entries that could not be read */
 };
 
 struct upcc_backend_ops {
@@ -49,10 +56,15 @@ struct upcc_backend_ops {
 	 * negative errno.  Must not change any system state.
 	 */
 	int (*probe)(const struct upcc_scope *scope, char *why, size_t why_len);
-	int (*init)(struct upcc_backend *backend, struct upcc_scope *scope);
-	/* Ask for @nr_pages of the scope's clean unmapped cache, coldest first. */
-	int (*reclaim)(struct upcc_backend *backend, struct upcc_scope *scope,
-		       uint64_t nr_pages, struct upcc_action_result *result);
+	int (*init)(struct upcc_backend *backend, const struct upcc_scope *scope);
+	/*
+	 * Ask for @nr_pages of the scope's clean unmapped cache, coldest first.
+	 * @round numbers the control round the call belongs to (steps of one
+	 * round share it): a backend may reuse, within a round, what it
+	 * learnt for the round's first step.
+	 */
+	int (*reclaim)(struct upcc_backend *backend, const struct upcc_scope *scope,
+		       uint64_t round, uint64_t nr_pages, struct upcc_action_result *result);
 	void (*fini)(struct upcc_backend *backend);
 	/*
 	 * Optional: measure @scope from what the backend refreshes for its own
@@ -61,15 +73,15 @@ struct upcc_backend_ops {
 	 * step passes over the scope once, not twice.  The next reclaim() then
 	 * works on that refresh.  -EOPNOTSUPP: use upcc_measure().
 	 */
-	int (*sample)(struct upcc_backend *backend, struct upcc_scope *scope,
-		      struct upcc_sample *sample);
+	int (*sample)(struct upcc_backend *backend, const struct upcc_scope *scope,
+		      uint64_t round, struct upcc_sample *sample);
 	/*
 	 * Optional: the sampling tick's cheap sample (control.h), from what
 	 * the backend knows without a walk (fadvise on a path scope: the
 	 * inventory's known files through cachestat).  -EOPNOTSUPP: the
 	 * scope's own sample if that is cheap (not a path scope), else none.
 	 */
-	int (*tick_sample)(struct upcc_backend *backend, struct upcc_scope *scope,
+	int (*tick_sample)(struct upcc_backend *backend, const struct upcc_scope *scope,
 			   struct upcc_sample *sample);
 	/*
 	 * Optional, after init: line @index of what the backend works on (for
@@ -117,7 +129,7 @@ int upcc_reclaim_end(struct upcc_action_result *result, uint64_t start_usec, int
  * are read, so set them first.
  */
 int upcc_backend_select(struct upcc_backend *backend, const char *name,
-			struct upcc_scope *scope);
+			const struct upcc_scope *scope);
 
 /* Every registered backend, NULL-terminated, in auto order. */
 extern const struct upcc_backend_ops *const upcc_backends[];

@@ -159,7 +159,7 @@ static int set_memcg_path(struct damon_priv *priv, const struct upcc_scope *scop
 	return 0;
 }
 
-static int damon_init(struct upcc_backend *backend, struct upcc_scope *scope)
+static int damon_init(struct upcc_backend *backend, const struct upcc_scope *scope)
 {
 	struct damon_priv *priv = calloc(1, sizeof(*priv));
 	int err;
@@ -303,8 +303,8 @@ static int damos_once(const struct damon_priv *priv, uint64_t bytes, uint64_t *a
 	return err;
 }
 
-static int damon_reclaim(struct upcc_backend *backend, struct upcc_scope *scope,
-			 uint64_t nr_pages, struct upcc_action_result *result)
+static int damon_reclaim(struct upcc_backend *backend, const struct upcc_scope *scope,
+			 uint64_t round, uint64_t nr_pages, struct upcc_action_result *result)
 {
 	struct damon_priv *priv = backend->priv;
 	uint64_t page = upcc_page_size(), applied = 0;
@@ -312,6 +312,7 @@ static int damon_reclaim(struct upcc_backend *backend, struct upcc_scope *scope,
 	int err;
 
 	(void)scope;
+	(void)round;	/* nothing of a step outlives it */
 	if (!upcc_reclaim_begin(backend, nr_pages, result, &start_usec))
 		return 0;
 	if (!priv)

@@ -41,7 +41,7 @@ static int dropcache_probe(const struct upcc_scope *scope, char *why, size_t why
 	return 0;
 }
 
-static int dropcache_init(struct upcc_backend *backend, struct upcc_scope *scope)
+static int dropcache_init(struct upcc_backend *backend, const struct upcc_scope *scope)
 {
 	(void)scope;
 	return backend->allow_dropcache ? 0 : -EPERM;
@@ -62,8 +62,8 @@ static int64_t unmapped_pages(void)
 		info.kb[UPCC_MI_MAPPED] / kb_per_page);
 }
 
-static int dropcache_reclaim(struct upcc_backend *backend, struct upcc_scope *scope,
-			     uint64_t nr_pages, struct upcc_action_result *result)
+static int dropcache_reclaim(struct upcc_backend *backend, const struct upcc_scope *scope,
+			     uint64_t round, uint64_t nr_pages, struct upcc_action_result *result)
 {
 	uint64_t start_usec;
 	char path[PATH_MAX];
@@ -71,6 +71,7 @@ static int dropcache_reclaim(struct upcc_backend *backend, struct upcc_scope *sc
 	int err;
 
 	(void)scope;
+	(void)round;	/* nothing of a step outlives it */
 	if (!upcc_reclaim_begin(backend, nr_pages, result, &start_usec) || !backend->allow_dropcache)
 		return backend->allow_dropcache ? 0 : -EPERM;
 	err = upcc_backend_path(path, sizeof(path), DROP_CACHES);

@@ -38,8 +38,8 @@
 struct fadvise_state {
 	struct upcc_inventory inv;
 	bool refreshed_by_sample;	/* the next reclaim works on that refresh */
-	uint64_t refreshed_usec;	/* the last refresh by a sample, monotonic */
-	uint64_t refreshed_round;	/* in which round (scope->rounds_total) */
+	uint64_t refreshed_usec;	/* the last refresh, monotonic */
+	uint64_t refreshed_round;	/* in which control round (ops->reclaim's @round) */
 };
 
 /* A refresh this recent, in the same round, is reused by the next step's
@@ -159,7 +159,7 @@ static bool fadvise_detail(const struct upcc_backend *backend, size_t index, cha
 	return true;
 }
 
-static int fadvise_init(struct upcc_backend *backend, struct upcc_scope *scope)
+static int fadvise_init(struct upcc_backend *backend, const struct upcc_scope *scope)
 {
 	struct fadvise_state *state = calloc(1, sizeof(*state));
 	struct upcc_inventory *inv = state ? &state->inv : NULL;
@@ -211,9 +211,9 @@ static void evict_in_order(struct upcc_backend *backend, struct upcc_inventory *
 }
 
 /* Did this round refresh the inventory a moment ago? */
-static bool refreshed_recently(const struct fadvise_state *state, const struct upcc_scope *scope)
+static bool refreshed_recently(const struct fadvise_state *state, uint64_t round)
 {
-	return state->refreshed_usec && state->refreshed_round == scope->rounds_total &&
+	return state->refreshed_usec && state->refreshed_round == round &&
 	       upcc_monotonic_usec() - state->refreshed_usec < FADVISE_REFRESH_REUSE_USEC;
 }
 
@@ -223,12 +223,12 @@ static bool walked_for_loss(const struct upcc_inventory *inv)
 	return inv->walk_why >= UPCC_INV_WALK_INTERRUPTED;
 }
 
-static int refresh(struct fadvise_state *state, const struct upcc_scope *scope)
+static int refresh(struct fadvise_state *state, uint64_t round)
 {
 	int err = upcc_inventory_refresh(&state->inv);
 
 	state->refreshed_usec = err ? 0 : upcc_monotonic_usec();
-	state->refreshed_round = scope->rounds_total;
+	state->refreshed_round = round;
 	return err;
 }
 
@@ -237,8 +237,8 @@ static int refresh(struct fadvise_state *state, const struct upcc_scope *scope)
  * every file of the tree, as upcc_measure_path()'s walk would, so the step's
  * reclaim can work on it instead of passing over the tree a second time.
  */
-static int fadvise_sample(struct upcc_backend *backend, struct upcc_scope *scope,
-			  struct upcc_sample *sample)
+static int fadvise_sample(struct upcc_backend *backend, const struct upcc_scope *scope,
+			  uint64_t round, struct upcc_sample *sample)
 {
 	struct fadvise_state *state = backend->priv;
 	int err;
@@ -249,12 +249,12 @@ static int fadvise_sample(struct upcc_backend *backend, struct upcc_scope *scope
 	 * the files (evictions since are in it); what grew since is the
 	 * tick's cheap sample to find.
 	 */
-	if (refreshed_recently(state, scope)) {
+	if (refreshed_recently(state, round)) {
 		err = upcc_inventory_tick_sample(&state->inv, sample);
 		state->refreshed_by_sample = !err;
 		return err;
 	}
-	err = refresh(state, scope);
+	err = refresh(state, round);
 	/* Even where the sample must come from a walk, the reclaim may use this. */
 	state->refreshed_by_sample = !err;
 	if (err)
@@ -265,18 +265,18 @@ static int fadvise_sample(struct upcc_backend *backend, struct upcc_scope *scope
 /*
  * A path scope's sample is its inventory's walk; the system scope is
  * measured from /proc/meminfo, so what its walks left out (too deep, raced,
- * unreadable) is known only here.  Put it in the scope's sample, where upcd
- * logs it as it does a path scope's, rather than leave those files out
- * without a word.
+ * unreadable) is known only here.  Report it with the action, where upcd
+ * logs it as it does a path scope's sample's, rather than leave those files
+ * out without a word.
  */
-static void note_walk_skips(const struct upcc_inventory *inv, struct upcc_sample *sample)
+static void note_walk_skips(const struct upcc_inventory *inv, struct upcc_action_result *result)
 {
-	sample->skipped_depth = inv->last.walk.skipped_depth;
-	sample->skipped_raced = inv->last.walk.skipped_raced;
-	sample->walk_errors = inv->last.walk.errors;
+	result->skipped_depth = inv->last.walk.skipped_depth;
+	result->skipped_raced = inv->last.walk.skipped_raced;
+	result->walk_errors = inv->last.walk.errors;
 }
 
-static int fadvise_tick_sample(struct upcc_backend *backend, struct upcc_scope *scope,
+static int fadvise_tick_sample(struct upcc_backend *backend, const struct upcc_scope *scope,
 			       struct upcc_sample *sample)
 {
 	struct fadvise_state *state = backend->priv;
@@ -286,8 +286,8 @@ static int fadvise_tick_sample(struct upcc_backend *backend, struct upcc_scope *
 	return upcc_inventory_tick_sample(&state->inv, sample);
 }
 
-static int fadvise_reclaim(struct upcc_backend *backend, struct upcc_scope *scope,
-			   uint64_t nr_pages, struct upcc_action_result *result)
+static int fadvise_reclaim(struct upcc_backend *backend, const struct upcc_scope *scope,
+			   uint64_t round, uint64_t nr_pages, struct upcc_action_result *result)
 {
 	struct fadvise_state *state = backend->priv;
 	struct upcc_inventory *inv = state ? &state->inv : NULL;
@@ -307,8 +307,8 @@ static int fadvise_reclaim(struct upcc_backend *backend, struct upcc_scope *scop
 	 * (each was a walk or a measure of every known file: 18 steps of a
 	 * round were 18 refreshes).
 	 */
-	if (!state->refreshed_by_sample && !refreshed_recently(state, scope))
-		err = refresh(state, scope);
+	if (!state->refreshed_by_sample && !refreshed_recently(state, round))
+		err = refresh(state, round);
 	state->refreshed_by_sample = false;
 	if (inv->roots_changed[0])
 		upcc_text_append(result->note, sizeof(result->note), "inventory: %s",
@@ -318,7 +318,7 @@ static int fadvise_reclaim(struct upcc_backend *backend, struct upcc_scope *scop
 				 "inventory: walked every root (%s)",
 				 upcc_inv_walk_why_name(inv->walk_why));
 	if (!err && scope->kind != UPCC_SCOPE_PATH)
-		note_walk_skips(inv, &scope->last);
+		note_walk_skips(inv, result);
 	if (!err && inv->count) {
 		order = malloc(inv->count * sizeof(*order));
 		if (!order) {

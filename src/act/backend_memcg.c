@@ -27,6 +27,7 @@
 #define _GNU_SOURCE	/* O_NOATIME, O_PATH, getline, makedev */
 #endif
 #include "backend.h"
+#include "core/policy.h"
 #include "core/size.h"
 #include "lib/clock.h"
 
@@ -100,7 +101,7 @@ static int memcg_probe(const struct upcc_scope *scope, char *why, size_t why_len
 	return 0;
 }
 
-static int memcg_init(struct upcc_backend *backend, struct upcc_scope *scope)
+static int memcg_init(struct upcc_backend *backend, const struct upcc_scope *scope)
 {
 	struct memcg_priv *priv = calloc(1, sizeof(*priv));
 	char dir[PATH_MAX];
@@ -221,8 +222,8 @@ static int write_request(struct memcg_priv *priv, uint64_t bytes)
 	return upcc_backend_write(priv->reclaim_path, request);
 }
 
-static int memcg_reclaim(struct upcc_backend *backend, struct upcc_scope *scope,
-			 uint64_t nr_pages, struct upcc_action_result *result)
+static int memcg_reclaim(struct upcc_backend *backend, const struct upcc_scope *scope,
+			 uint64_t round, uint64_t nr_pages, struct upcc_action_result *result)
 {
 	struct memcg_priv *priv = backend->priv;
 	uint64_t page = upcc_page_size();
@@ -231,6 +232,7 @@ static int memcg_reclaim(struct upcc_backend *backend, struct upcc_scope *scope,
 	int err = 0;
 
 	(void)scope;
+	(void)round;	/* nothing of a step outlives it */
 	if (!upcc_reclaim_begin(backend, nr_pages, result, &start_usec))
 		return 0;
 	if (!priv)

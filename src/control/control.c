@@ -8,16 +8,15 @@
 
 #include "control.h"
 #include "lib/clock.h"
-#include "lib/hooks.h"
 #include "lib/pace.h"
 
-static void account(struct upcc_scope *scope, const struct upcc_action_result *result)
+static void account(struct upcc_scope_counters *counters, const struct upcc_action_result *result)
 {
-	scope->actions_total++;
-	scope->reclaimed_pages_total += result->reclaimed_pages;
-	scope->action_usec_total += result->elapsed_usec;
+	counters->actions_total++;
+	counters->reclaimed_pages_total += result->reclaimed_pages;
+	counters->action_usec_total += result->elapsed_usec;
 	if (result->error)
-		scope->action_errors_total++;
+		counters->action_errors_total++;
 }
 
 static void act(struct upcc_scope_run *run, struct upcc_step_report *report)
@@ -28,8 +27,8 @@ static void act(struct upcc_scope_run *run, struct upcc_step_report *report)
 
 	report->outcome = UPCC_STEP_ACTED;
 	report->result.requested_pages = report->requested_pages;
-	err = backend->ops->reclaim(backend, &run->scope, report->requested_pages,
-				    &report->result);
+	err = backend->ops->reclaim(backend, &run->scope, run->state.counters.rounds_total,
+				    report->requested_pages, &report->result);
 	/* A backend that does not time itself still gets its wall time counted. */
 	if (!report->result.elapsed_usec)
 		report->result.elapsed_usec = upcc_monotonic_usec() - start;
@@ -42,10 +41,10 @@ static void act(struct upcc_scope_run *run, struct upcc_step_report *report)
 	if (report->result.refused[0] && !report->error) {
 		report->outcome = UPCC_STEP_REFUSED;
 		report->result.reclaimed_pages = 0;
-		run->scope.refused_steps_total++;
+		run->state.counters.refused_steps_total++;
 		return;
 	}
-	account(&run->scope, &report->result);
+	account(&run->state.counters, &report->result);
 }
 
 /* The backend's own measure where it has one: one pass over the scope per step. */
@@ -56,38 +55,30 @@ static int take_sample(struct upcc_scope_run *run, upcc_sample_fn sample_fn,
 	int err;
 
 	if (run->backend_ready && ops && ops->sample) {
-		err = ops->sample(&run->backend, &run->scope, sample);
+		err = ops->sample(&run->backend, &run->scope, run->state.counters.rounds_total,
+				  sample);
 		if (err != -EOPNOTSUPP)
 			return err;
 	}
 	return sample_fn(&run->scope, sample);
 }
 
-static uint64_t now_usec(void)
+/* The tick's aim: the last policy with the effective target for @sample. */
+static struct upcc_policy aim_for(struct upcc_scope_state *state, const struct upcc_sample *sample)
 {
-	return upcc_hooks.monotonic_usec ? upcc_hooks.monotonic_usec() : upcc_monotonic_usec();
-}
+	struct upcc_policy aim = upcc_plan_aim(&state->policy, sample, &state->wset,
+					       upcc_monotonic_usec());
 
-struct upcc_policy upcc_control_aim(struct upcc_scope *scope, const struct upcc_sample *sample)
-{
-	struct upcc_policy aim = scope->policy;
-
-	scope->effective_target_pages = upcc_wset_update(&scope->wset, scope->policy.target_pages,
-							 sample->hot_pages, sample->hot_in_use,
-							 now_usec());
-	aim.target_pages = scope->effective_target_pages;
-	if (aim.trigger_pages < aim.target_pages)
-		aim.trigger_pages = aim.target_pages;
+	state->effective_target_pages = aim.target_pages;
 	return aim;
 }
 
 int upcc_control_step(struct upcc_scope_run *run, upcc_sample_fn sample_fn,
 		      uint64_t page_size, struct upcc_step_report *report)
 {
-	struct upcc_scope *scope = &run->scope;
+	struct upcc_scope_state *state = &run->state;
 	struct upcc_sample sample;
-	struct upcc_policy aim;
-	uint64_t step;
+	struct upcc_plan plan;
 	int err;
 
 	memset(report, 0, sizeof(*report));
@@ -97,17 +88,17 @@ int upcc_control_step(struct upcc_scope_run *run, upcc_sample_fn sample_fn,
 		report->error = err;
 		return err;
 	}
-	scope->last = sample;
-	scope->policy = upcc_policy_resolve(&scope->config, &sample, page_size);
-	report->unmapped_before = sample.unmapped_pages;
 	/* The effective target: the target, raised while the working set
-	 * refaults (efftarget.h).
+	 * refaults (wset.h).
 	 */
-	aim = upcc_control_aim(scope, &sample);
-	step = upcc_decide(&aim, &scope->phase, sample.unmapped_pages);
-	step = upcc_step_cap(&scope->config, step, sample.total_pages, page_size);
-	report->requested_pages = step;
-	if (!step)
+	plan = upcc_plan_step(&run->scope.config, &sample, &state->phase, &state->wset,
+			      upcc_monotonic_usec(), page_size);
+	state->last = sample;
+	state->policy = plan.policy;
+	state->effective_target_pages = plan.aim.target_pages;
+	report->unmapped_before = sample.unmapped_pages;
+	report->requested_pages = plan.step;
+	if (!plan.step)
 		report->outcome = UPCC_STEP_IDLE;
 	else if (run->backend.dry_run)
 		report->outcome = UPCC_STEP_DRY_RUN;
@@ -128,7 +119,7 @@ static bool step_ends_round(const struct upcc_scope_run *run, const struct upcc_
 		*end = UPCC_ROUND_STOPPED;
 	else if (!step->result.reclaimed_pages)
 		*end = UPCC_ROUND_NO_PROGRESS;
-	else if (run->scope.phase != UPCC_PHASE_RECLAIMING)
+	else if (run->state.phase != UPCC_PHASE_RECLAIMING)
 		*end = UPCC_ROUND_IDLE;	/* upcc_decide() says the target is reached */
 	else
 		return false;
@@ -139,10 +130,9 @@ int upcc_control_round(struct upcc_scope_run *run, upcc_sample_fn sample_fn,
 		       uint64_t page_size, const struct upcc_round_limits *limits,
 		       struct upcc_round_report *report)
 {
-	uint64_t (*clock_usec)(void) = limits->clock_usec ? limits->clock_usec : upcc_monotonic_usec;
 	unsigned int max_steps = limits->max_steps ? limits->max_steps :
 			       UPCC_ROUND_DEFAULT_MAX_STEPS;
-	uint64_t start = clock_usec();
+	uint64_t start = upcc_monotonic_usec();
 	int err;
 
 	memset(report, 0, sizeof(*report));
@@ -152,7 +142,7 @@ int upcc_control_round(struct upcc_scope_run *run, upcc_sample_fn sample_fn,
 		report->reclaimed_pages += report->last.result.reclaimed_pages;
 		if (limits->on_step)
 			limits->on_step(run, &report->last, limits->context);
-		report->elapsed_usec = clock_usec() - start;
+		report->elapsed_usec = upcc_monotonic_usec() - start;
 		if (err) {
 			report->end = UPCC_ROUND_STOPPED;
 			return err;
@@ -197,13 +187,13 @@ int upcc_control_tick(struct upcc_scope_run *run, upcc_sample_fn sample_fn, uint
 		      uint64_t interval_usec, const struct upcc_round_limits *limits,
 		      struct upcc_tick_report *report)
 {
-	struct upcc_scope *scope = &run->scope;
-	uint64_t now = now_usec();
-	bool due = !scope->last_round_usec || now - scope->last_round_usec >= interval_usec;
+	struct upcc_scope_state *state = &run->state;
+	uint64_t now = upcc_monotonic_usec();
+	bool due = !state->last_round_usec || now - state->last_round_usec >= interval_usec;
 	int err;
 
 	memset(report, 0, sizeof(*report));
-	if (scope->last_round_usec && !scope->round_pending) {
+	if (state->last_round_usec && !state->round_pending) {
 		struct upcc_sample sample;
 		struct upcc_policy aim;
 
@@ -211,7 +201,7 @@ int upcc_control_tick(struct upcc_scope_run *run, upcc_sample_fn sample_fn, uint
 		if (err == -EOPNOTSUPP && !due)
 			return 0;	/* nothing cheap to read: the interval's round */
 		if (err != -EOPNOTSUPP) {
-			scope->ticks_total++;
+			state->counters.ticks_total++;
 			report->sampled = true;
 		}
 		if (err && err != -EOPNOTSUPP) {
@@ -220,33 +210,33 @@ int upcc_control_tick(struct upcc_scope_run *run, upcc_sample_fn sample_fn, uint
 				return 0;	/* the interval's round says why */
 		} else if (!err) {
 			report->unmapped = sample.unmapped_pages;
-			aim = upcc_control_aim(scope, &sample);
+			aim = aim_for(state, &sample);
 			/* Nothing read, opened or grown since the last refresh:
 			 * a refresh would find the same, so even the interval's
 			 * is left out (the idle cost is the tick's).
 			 */
 			if (due && sample.unchanged &&
-			    (scope->tick_blocked || !upcc_should_wake(&aim, sample.unmapped_pages)))
+			    (state->tick_blocked || !upcc_should_wake(&aim, sample.unmapped_pages)))
 				return 0;
-			if (!due && (scope->tick_blocked ||
+			if (!due && (state->tick_blocked ||
 				     !upcc_should_wake(&aim, sample.unmapped_pages)))
 				return 0;
 			if (!due) {
 				report->above_trigger = true;
-				scope->tick_rounds_total++;
+				state->counters.tick_rounds_total++;
 			}
 		}
 	}
 	report->round = true;
-	scope->rounds_total++;
-	scope->last_round_usec = now;
+	state->counters.rounds_total++;
+	state->last_round_usec = now;
 	err = upcc_control_round(run, sample_fn, page_size, limits, &report->round_report);
-	scope->round_pending = !err && (report->round_report.end == UPCC_ROUND_BUDGET ||
+	state->round_pending = !err && (report->round_report.end == UPCC_ROUND_BUDGET ||
 				       report->round_report.end == UPCC_ROUND_MAX_STEPS);
 	/* Stuck above the target (nothing more comes off, a refusal): a tick
 	 * would only refresh again for nothing; the interval's round retries.
 	 */
-	scope->tick_blocked = err || report->round_report.end == UPCC_ROUND_NO_PROGRESS ||
+	state->tick_blocked = err || report->round_report.end == UPCC_ROUND_NO_PROGRESS ||
 			      report->round_report.end == UPCC_ROUND_STOPPED;
 	return err;
 }

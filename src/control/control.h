@@ -11,27 +11,12 @@
 #include <stdint.h>
 
 #include "act/backend.h"
-#include "core/config.h"
 #include "core/resolve.h"
 #include "core/scope.h"
-
-/* A scope as the daemon runs it: the scope, and the backend acting on it. */
-struct upcc_scope_run {
-	struct upcc_scope scope;
-	char backend_name[UPCC_BACKEND_NAME_LEN];	/* asked for: "auto", ... */
-	struct upcc_backend backend;
-	bool backend_ready;		/* selected (and, unless dry run, initialised) */
-	bool backend_initialised;	/* ops->init succeeded: fini is owed */
-	char backend_error[UPCC_BACKEND_WHY_LEN + 128];	/* why not, when !backend_ready */
-	/* A scope that cannot be measured is logged rate-limited (upcd). */
-	int sample_error;		/* the last failure's -errno, 0 once measured */
-	uint64_t sample_error_logged;	/* when it was last logged, monotonic usec */
-	uint64_t sample_errors_unlogged;	/* failures since */
-	uint64_t walk_skips_logged;	/* when the walk's skips were last logged */
-};
+#include "scoperun.h"
 
 /* How a scope is sampled; upcc_measure() in the daemon, a fake in tests. */
-typedef int (*upcc_sample_fn)(struct upcc_scope *scope, struct upcc_sample *sample);
+typedef int (*upcc_sample_fn)(const struct upcc_scope *scope, struct upcc_sample *sample);
 
 enum upcc_step_outcome {
 	UPCC_STEP_SAMPLE_FAILED,	/* could not measure: nothing decided */
@@ -51,8 +36,8 @@ struct upcc_step_report {
 };
 
 /*
- * Run one step on @run.  Updates run->scope's policy, phase, last sample and
- * counters.  Returns 0 unless sampling failed (then the negative errno);
+ * Run one step on @run.  Updates run->state: policy, phase, last sample,
+ * effective target and counters.  Returns 0 unless sampling failed (then the negative errno);
  * a backend error is counted and reported in @report, not returned.
  */
 int upcc_control_step(struct upcc_scope_run *run, upcc_sample_fn sample_fn,
@@ -76,7 +61,6 @@ enum upcc_round_end {
 struct upcc_round_limits {
 	uint64_t budget_usec;		/* no new step once this much time is spent */
 	unsigned int max_steps;		/* 0: UPCC_ROUND_DEFAULT_MAX_STEPS */
-	uint64_t (*clock_usec)(void);	/* NULL: CLOCK_MONOTONIC; tests pass a fake */
 	/* Called after every step (upcd logs it); may be NULL. */
 	void (*on_step)(struct upcc_scope_run *run, const struct upcc_step_report *report,
 			void *context);
@@ -104,22 +88,7 @@ int upcc_control_round(struct upcc_scope_run *run, upcc_sample_fn sample_fn,
 		       uint64_t page_size, const struct upcc_round_limits *limits,
 		       struct upcc_round_report *report);
 
-/*
- * The scope's policy as the control aims it now: the target replaced by
- * the effective target (efftarget.h, updated from @sample's working set and
- * kept in scope->effective_target_pages), the trigger at least that.
- */
-struct upcc_policy upcc_control_aim(struct upcc_scope *scope, const struct upcc_sample *sample);
-
-/*
- * The sampling tick (upcd: every --tick, default UPCC_DEFAULT_TICK_MS).  A round (a
- * refresh: walks, the inventory, the step's sample) runs at most every
- * @interval_usec, or when this tick's cheap sample (the backend's
- * tick_sample, else the scope's sample unless it is a path scope) is
- * above the trigger, or to go on with a round that ran out of time.
- * A round that could not reach the target blocks tick rounds until the
- * interval's.  Returns the round's error, or 0.
- */
+/* What one sampling tick did (upcc_control_tick). */
 struct upcc_tick_report {
 	bool sampled;			/* a cheap sample was taken (counted in ticks_total) */
 	bool above_trigger;		/* ... and it was above the trigger */
@@ -129,6 +98,15 @@ struct upcc_tick_report {
 	struct upcc_round_report round_report;
 };
 
+/*
+ * The sampling tick (upcd: every tick_ms, default UPCC_DEFAULT_TICK_MS in
+ * config.h).  A round (a refresh: walks, the inventory, the step's sample)
+ * runs at most every @interval_usec, or when this tick's cheap sample (the
+ * backend's tick_sample, else the scope's sample unless it is a path
+ * scope) is above the trigger, or to go on with a round that ran out of
+ * time.  A round that could not reach the target blocks tick rounds until
+ * the interval's.  Returns the round's error, or 0.
+ */
 int upcc_control_tick(struct upcc_scope_run *run, upcc_sample_fn sample_fn, uint64_t page_size,
 		      uint64_t interval_usec, const struct upcc_round_limits *limits,
 		      struct upcc_tick_report *report);

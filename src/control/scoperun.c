@@ -11,7 +11,7 @@
 #include "lib/log.h"
 #include "scoperun.h"
 
-void upcd_run_release(struct upcc_scope_run *run)
+void upcc_run_release(struct upcc_scope_run *run)
 {
 	if (run->backend_initialised && run->backend.ops->fini)
 		run->backend.ops->fini(&run->backend);
@@ -44,7 +44,7 @@ static const char *backend_hint(const char *name, int err)
 	return "no backend can keep upcd's rules for this scope here (see upcd(8))";
 }
 
-void upcd_run_setup(struct upcc_scope_run *run, const struct upcc_config *config, bool dry_run)
+void upcc_run_setup(struct upcc_scope_run *run, const struct upcc_config *config, bool dry_run)
 {
 	struct upcc_backend *backend = &run->backend;
 	int err;
@@ -71,16 +71,25 @@ void upcd_run_setup(struct upcc_scope_run *run, const struct upcc_config *config
 	log_backend_detail(run);
 }
 
-/* Scopes carried over a reload keep their counters, found by name. */
-static void carry_counters(struct upcc_scope *scope, const struct upcc_scope_run *old_runs,
-			   size_t nr_old)
+/*
+ * A scope carried over a reload, found by name, keeps its counters (the
+ * metrics are counters: they never go back) and its phase (a reload in
+ * the middle of reclaiming goes on to the target, as the seed's
+ * hysteresis would).  The rest it learns again: the policy and the
+ * effective target from the new settings, at its first step.
+ */
+static void carry_state(struct upcc_scope_run *run, const struct upcc_scope_run *old_runs,
+			size_t nr_old)
 {
-	for (size_t i = 0; i < nr_old; i++)
-		if (strcmp(old_runs[i].scope.name, scope->name) == 0)
-			scope->counters = old_runs[i].scope.counters;
+	for (size_t i = 0; i < nr_old; i++) {
+		if (strcmp(old_runs[i].scope.name, run->scope.name) == 0) {
+			run->state.counters = old_runs[i].state.counters;
+			run->state.phase = old_runs[i].state.phase;
+		}
+	}
 }
 
-int upcd_runs_build(const struct upcc_config *config, struct upcd_run_mode mode,
+int upcc_runs_build(const struct upcc_config *config, struct upcc_run_mode mode,
 		    const struct upcc_scope_run *old_runs, size_t nr_old,
 		    struct upcc_scope_run **runs_out)
 {
@@ -96,22 +105,22 @@ int upcd_runs_build(const struct upcc_config *config, struct upcd_run_mode mode,
 		runs[i].scope = entry->scope;
 		snprintf(runs[i].backend_name, sizeof(runs[i].backend_name), "%s",
 			 entry->backend_name[0] ? entry->backend_name : config->backend_name);
-		carry_counters(&runs[i].scope, old_runs, nr_old);
+		carry_state(&runs[i], old_runs, nr_old);
 		/* --once reclaims now: as if kswapd had just been woken. */
 		if (mode.once)
-			runs[i].scope.phase = UPCC_PHASE_RECLAIMING;
-		upcd_run_setup(&runs[i], config, mode.dry_run);
+			runs[i].state.phase = UPCC_PHASE_RECLAIMING;
+		upcc_run_setup(&runs[i], config, mode.dry_run);
 		ready += runs[i].backend_ready;
 	}
 	*runs_out = runs;
 	return ready == config->nr_scopes || mode.dry_run ? 0 : -ENODEV;
 }
 
-void upcd_runs_free(struct upcc_scope_run *runs, size_t nr_runs)
+void upcc_runs_free(struct upcc_scope_run *runs, size_t nr_runs)
 {
 	if (!runs)
 		return;
 	for (size_t i = 0; i < nr_runs; i++)
-		upcd_run_release(&runs[i]);
+		upcc_run_release(&runs[i]);
 	free(runs);
 }

@@ -24,13 +24,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "policy.h"
 #include "scope.h"
 #include "values.h"
 
 #define UPCC_DEFAULT_CONFIG_PATH	"/etc/upcc/upcd.conf"
 #define UPCC_DEFAULT_STATE_PATH		"/run/upcc/state.json"
 #define UPCC_DEFAULT_INTERVAL_MS	1000u
-#define UPCC_DEFAULT_TICK_MS		100u	/* = control.h's UPCC_DEFAULT_TICK_MS */
+#define UPCC_DEFAULT_TICK_MS		100u	/* the sampling tick (control.h) */
 #define UPCC_MAX_SCOPES			64
 #define UPCC_BACKEND_NAME_LEN		16
 /* For messages: every name `backend =` takes. */

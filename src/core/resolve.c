@@ -35,3 +35,29 @@ uint64_t upcc_step_cap(const struct upcc_scope_config *scope_config, uint64_t st
 		return step;	/* 0 = no cap; a cap below one page is one page */
 	return step < cap ? step : cap;
 }
+
+struct upcc_policy upcc_plan_aim(const struct upcc_policy *policy,
+				 const struct upcc_sample *sample, struct upcc_wset *wset,
+				 uint64_t now_usec)
+{
+	struct upcc_policy aim = *policy;
+
+	aim.target_pages = upcc_wset_update(wset, policy->target_pages, sample->hot_pages,
+					    sample->hot_in_use, now_usec);
+	if (aim.trigger_pages < aim.target_pages)
+		aim.trigger_pages = aim.target_pages;
+	return aim;
+}
+
+struct upcc_plan upcc_plan_step(const struct upcc_scope_config *scope_config,
+				const struct upcc_sample *sample, enum upcc_phase *phase,
+				struct upcc_wset *wset, uint64_t now_usec, uint64_t page_size)
+{
+	struct upcc_plan plan;
+
+	plan.policy = upcc_policy_resolve(scope_config, sample, page_size);
+	plan.aim = wset ? upcc_plan_aim(&plan.policy, sample, wset, now_usec) : plan.policy;
+	plan.step = upcc_decide(&plan.aim, phase, sample->unmapped_pages);
+	plan.step = upcc_step_cap(scope_config, plan.step, sample->total_pages, page_size);
+	return plan;
+}

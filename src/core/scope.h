@@ -13,9 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "policy.h"
 #include "size.h"
-#include "wset.h"
 
 enum upcc_scope_kind {
 	UPCC_SCOPE_SYSTEM,	/* /proc/meminfo */
@@ -37,7 +35,7 @@ struct upcc_sample {
 	uint64_t skipped_depth;		/* directories below the walk's depth cap */
 	uint64_t skipped_raced;		/* entries that changed while walked */
 	uint64_t walk_errors;		/* entries that could not be read */
-	/* Working set (efftarget.h), where the backend measures it (fadvise). */
+	/* Working set (wset.h), where the backend measures it (fadvise). */
 	uint64_t hot_pages;		/* cached pages of files protected: they refaulted */
 	uint64_t refaulted_pages;	/* dropped pages that came back since the last sample */
 	bool hot_in_use;		/* a protected file refaulted or was read again */
@@ -56,21 +54,10 @@ struct upcc_scope_config {
 };
 
 /*
- * A scope's run-time counters and phase, owned by the control loop: one
- * list, so that the named struct (assigned whole) and the anonymous one
- * (read field by field) below are the same members.
+ * A scope: what it is and its settings, as config.c makes it; constant
+ * afterwards.  What the control learns of it while upcd runs is the run's
+ * (control/scoperun.h, struct upcc_scope_state).
  */
-#define UPCC_SCOPE_COUNTERS \
-	enum upcc_phase phase; \
-	uint64_t reclaimed_pages_total;	/* what actions reported dropping */ \
-	uint64_t actions_total; \
-	uint64_t action_errors_total; \
-	uint64_t action_usec_total;	/* wall time spent acting */ \
-	uint64_t refused_steps_total;	/* steps the backend declined (result.refused) */ \
-	uint64_t ticks_total;		/* sampling ticks: cheap samples taken */ \
-	uint64_t rounds_total;		/* control rounds (each refreshes the scope) */ \
-	uint64_t tick_rounds_total;	/* of those, started by a tick above the trigger */
-
 struct upcc_scope {
 	enum upcc_scope_kind kind;
 	char name[64];			/* "system", "node0", "cgroup:work", "path:/srv" */
@@ -78,27 +65,6 @@ struct upcc_scope {
 	char path[PATH_MAX];		/* cgroup directory or tree root */
 	bool cross_mounts;		/* UPCC_SCOPE_PATH: walk into other filesystems */
 	struct upcc_scope_config config;
-
-	/* Run-time state, owned by the daemon's control loop. */
-	struct upcc_policy policy;	/* config resolved against the last sample */
-	struct upcc_sample last;
-	/* What a reload carries over: scope->counters = old->counters, and
-	 * each read by its name (scope->actions_total).
-	 */
-	union {
-		struct upcc_scope_counters { UPCC_SCOPE_COUNTERS } counters;
-		struct { UPCC_SCOPE_COUNTERS };
-	};
-	/* The effective target (efftarget.h): the target, raised while the
-	 * scope's refaulting working set does not fit in it.
-	 */
-	struct upcc_wset wset;
-	uint64_t effective_target_pages;
-	/* The sampling tick (control.h, upcc_control_tick). */
-	uint64_t last_round_usec;	/* monotonic; 0 = never */
-	bool round_pending;		/* the last round ran out of time: go on */
-	bool tick_blocked;		/* the last round could not reach the target:
-					 * no tick round before the interval's */
 };
 
 /* "system", "node", "cgroup", "path"; and back (0 or -EINVAL). */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * efftarget.c - the effective target; see efftarget.h.
+ * wset.c - the effective target; see wset.h.
  */
 #include "wset.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * efftarget.h - the effective target: what the control aims at when the scope's
+ * wset.h - the effective target: what the control aims at when the scope's
  * working set does not fit in its target.
  *
  * A file whose pages upcd dropped and which came back (invrefresh.c measures

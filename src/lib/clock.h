@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * clock.h - the monotonic clock in microseconds, for the "how long" of every
- * action report.  Monotonic, so that a wall clock step never makes an action
- * look negative or hours long.
+ * clock.h - the monotonic clock in microseconds: every "when" and "how
+ * long" of upcd and upcc (action reports, rounds, ticks, the working set's
+ * decay, the inventory's coldness).  Monotonic, so that a wall clock step
+ * never makes an action look negative or hours long.  One clock, so that
+ * a test that fakes it (upcc_hooks.monotonic_usec) fakes every reading.
  */
 #ifndef UPCC_CLOCK_H
 #define UPCC_CLOCK_H
@@ -10,10 +12,14 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "hooks.h"
+
 static inline uint64_t upcc_monotonic_usec(void)
 {
 	struct timespec now;
 
+	if (upcc_hooks.monotonic_usec)
+		return upcc_hooks.monotonic_usec();
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	return (uint64_t)now.tv_sec * 1000000u + (uint64_t)now.tv_nsec / 1000u;
 }

@@ -34,7 +34,7 @@ struct upcc_hooks {
 	 * the end), for tests that model a page cache: 0 or -errno.
 	 */
 	int (*cachestat)(int fd, uint64_t off, uint64_t len, struct upcc_cachestat *cs);
-	/* Instead of CLOCK_MONOTONIC for the effective target's decay. */
+	/* Instead of CLOCK_MONOTONIC, for every reading (clock.h). */
 	uint64_t (*monotonic_usec)(void);
 };
 

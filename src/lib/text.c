@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * summary.c - bounded human summaries (see summary.h).
+ * text.c - bounded human summaries (see text.h).
  */
 #include "text.h"
 

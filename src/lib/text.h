@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * summary.h - bounded human summaries (a backend's `why`, what changed in an
+ * text.h - bounded human summaries (a backend's `why`, what changed in an
  * inventory): appended to in pieces, never overrun, and marked when cut.
  */
 #ifndef UPCC_SUMMARY_H

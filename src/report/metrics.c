@@ -25,26 +25,26 @@ struct metric {
 #define SCOPE_FIELD(fn, expr) \
 	static uint64_t fn(const struct upcc_scope_run *run) { return (expr); }
 
-SCOPE_FIELD(total, run->scope.last.total_pages)
-SCOPE_FIELD(file_lru, run->scope.last.file_lru_pages)
-SCOPE_FIELD(mapped, run->scope.last.mapped_pages)
-SCOPE_FIELD(unmapped, run->scope.last.unmapped_pages)
-SCOPE_FIELD(dirty, run->scope.last.dirty_pages)
-SCOPE_FIELD(writeback, run->scope.last.writeback_pages)
-SCOPE_FIELD(target, run->scope.policy.target_pages)
-SCOPE_FIELD(trigger, run->scope.policy.trigger_pages)
-SCOPE_FIELD(reclaiming, run->scope.phase == UPCC_PHASE_RECLAIMING)
-SCOPE_FIELD(reclaimed, run->scope.reclaimed_pages_total)
-SCOPE_FIELD(actions, run->scope.actions_total)
-SCOPE_FIELD(errors, run->scope.action_errors_total)
-SCOPE_FIELD(action_usec, run->scope.action_usec_total)
-SCOPE_FIELD(refused, run->scope.refused_steps_total)
-SCOPE_FIELD(effective_target, run->scope.effective_target_pages ?
-			      run->scope.effective_target_pages : run->scope.policy.target_pages)
-SCOPE_FIELD(working_set, run->scope.last.hot_pages)
-SCOPE_FIELD(ticks, run->scope.ticks_total)
-SCOPE_FIELD(rounds, run->scope.rounds_total)
-SCOPE_FIELD(tick_rounds, run->scope.tick_rounds_total)
+SCOPE_FIELD(total, run->state.last.total_pages)
+SCOPE_FIELD(file_lru, run->state.last.file_lru_pages)
+SCOPE_FIELD(mapped, run->state.last.mapped_pages)
+SCOPE_FIELD(unmapped, run->state.last.unmapped_pages)
+SCOPE_FIELD(dirty, run->state.last.dirty_pages)
+SCOPE_FIELD(writeback, run->state.last.writeback_pages)
+SCOPE_FIELD(target, run->state.policy.target_pages)
+SCOPE_FIELD(trigger, run->state.policy.trigger_pages)
+SCOPE_FIELD(reclaiming, run->state.phase == UPCC_PHASE_RECLAIMING)
+SCOPE_FIELD(reclaimed, run->state.counters.reclaimed_pages_total)
+SCOPE_FIELD(actions, run->state.counters.actions_total)
+SCOPE_FIELD(errors, run->state.counters.action_errors_total)
+SCOPE_FIELD(action_usec, run->state.counters.action_usec_total)
+SCOPE_FIELD(refused, run->state.counters.refused_steps_total)
+SCOPE_FIELD(effective_target, run->state.effective_target_pages ?
+			      run->state.effective_target_pages : run->state.policy.target_pages)
+SCOPE_FIELD(working_set, run->state.last.hot_pages)
+SCOPE_FIELD(ticks, run->state.counters.ticks_total)
+SCOPE_FIELD(rounds, run->state.counters.rounds_total)
+SCOPE_FIELD(tick_rounds, run->state.counters.tick_rounds_total)
 
 static const struct metric metrics[] = {
 	{ "upcc_memory_bytes", GAUGE, "Memory of the scope (what percentages are of).", total, true, false },

@@ -37,6 +37,7 @@ void upcc_state_scope_measured(struct upcc_state_scope *out, const struct upcc_s
 void upcc_state_scope_from_run(const struct upcc_scope_run *run, struct upcc_state_scope *out)
 {
 	const struct upcc_scope *scope = &run->scope;
+	const struct upcc_scope_state *state = &run->state;
 
 	memset(out, 0, sizeof(*out));
 	snprintf(out->name, sizeof(out->name), "%s", scope->name);
@@ -49,21 +50,21 @@ void upcc_state_scope_from_run(const struct upcc_scope_run *run, struct upcc_sta
 	snprintf(out->backend_why, sizeof(out->backend_why), "%s",
 		 run->backend_ready ? run->backend.why : run->backend_error);
 	out->backend_ready = run->backend_ready;
-	out->reclaiming = scope->phase == UPCC_PHASE_RECLAIMING;
-	/* What the control aims at (efftarget.h): the target, or raised for the
+	out->reclaiming = state->phase == UPCC_PHASE_RECLAIMING;
+	/* What the control aims at (wset.h): the target, or raised for the
 	 * working set, and why; before any step, the target.
 	 */
-	if (scope->effective_target_pages) {
-		out->effective_target_pages = scope->effective_target_pages;
+	if (state->effective_target_pages) {
+		out->effective_target_pages = state->effective_target_pages;
 		snprintf(out->effective_target_reason, sizeof(out->effective_target_reason), "%s",
-			 upcc_wset_reason(&scope->wset));
+			 upcc_wset_reason(&state->wset));
 	}
-	upcc_state_scope_measured(out, &scope->last, &scope->policy);
-	out->reclaimed_pages_total = scope->reclaimed_pages_total;
-	out->actions_total = scope->actions_total;
-	out->action_errors_total = scope->action_errors_total;
-	out->action_usec_total = scope->action_usec_total;
-	out->refused_steps_total = scope->refused_steps_total;
+	upcc_state_scope_measured(out, &state->last, &state->policy);
+	out->reclaimed_pages_total = state->counters.reclaimed_pages_total;
+	out->actions_total = state->counters.actions_total;
+	out->action_errors_total = state->counters.action_errors_total;
+	out->action_usec_total = state->counters.action_usec_total;
+	out->refused_steps_total = state->counters.refused_steps_total;
 }
 
 /* "NAME_pages":N,"NAME_bytes":N */

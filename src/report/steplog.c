@@ -21,7 +21,8 @@
  * starts, when the reason changes, once a minute meanwhile (with the
  * count) and when it recovers, not every round.
  */
-static void log_sample_error(struct upcc_scope_run *run, int error)
+static void log_sample_error(struct upcd_scope_log *slog, const struct upcc_scope_run *run,
+			     int error)
 {
 	uint64_t now = upcc_monotonic_usec();
 	char why[PATH_MAX + 128];
@@ -29,72 +30,79 @@ static void log_sample_error(struct upcc_scope_run *run, int error)
 	if (error == -EINTR)
 		return;		/* cut short by a signal, which is handled next */
 
-	if (error == run->sample_error && now - run->sample_error_logged < SAMPLE_ERROR_LOG_USEC) {
-		run->sample_errors_unlogged++;
+	if (error == slog->sample_error && now - slog->sample_error_logged < SAMPLE_ERROR_LOG_USEC) {
+		slog->sample_errors_unlogged++;
 		return;
 	}
 	upcc_measure_explain(&run->scope, error, why, sizeof(why));
-	if (run->sample_errors_unlogged)
+	if (slog->sample_errors_unlogged)
 		upcc_log(LOG_ERR, "scope %s: cannot measure: %s (%llu times since the last message)",
-			 run->scope.name, why, (unsigned long long)run->sample_errors_unlogged + 1);
+			 run->scope.name, why, (unsigned long long)slog->sample_errors_unlogged + 1);
 	else
 		upcc_log(LOG_ERR, "scope %s: cannot measure: %s", run->scope.name, why);
-	run->sample_error = error;
-	run->sample_error_logged = now;
-	run->sample_errors_unlogged = 0;
+	slog->sample_error = error;
+	slog->sample_error_logged = now;
+	slog->sample_errors_unlogged = 0;
 }
 
 /* How often a walk that keeps leaving files out says so again. */
 #define WALK_SKIPS_LOG_USEC	(10ull * 60 * 1000 * 1000)
 
 /*
- * A path scope's walk that could not count everything says what and why:
- * when it starts, when the counts change after a quiet spell of
- * WALK_SKIPS_LOG_USEC, not every round.
+ * A walk that could not count everything says what and why: when it
+ * starts, when the counts change after a quiet spell of
+ * WALK_SKIPS_LOG_USEC, not every round.  A path scope's walk is its
+ * sample's; the system scope's is the fadvise backend's, in its result.
  */
-static void log_walk_skips(struct upcc_scope_run *run, const struct upcc_sample *sample)
+static void log_walk_skips(struct upcd_scope_log *slog, const struct upcc_scope_run *run,
+			   const struct upcc_step_report *report)
 {
-	uint64_t skips = sample->skipped_depth + sample->skipped_raced + sample->walk_errors;
+	const struct upcc_sample *sample = &run->state.last;
+	const struct upcc_action_result *result = &report->result;
+	uint64_t depth = sample->skipped_depth + result->skipped_depth;
+	uint64_t raced = sample->skipped_raced + result->skipped_raced;
+	uint64_t errors = sample->walk_errors + result->walk_errors;
 	uint64_t now = upcc_monotonic_usec();
 
-	if (!skips || (run->walk_skips_logged &&
-		       now - run->walk_skips_logged < WALK_SKIPS_LOG_USEC))
+	if (!(depth + raced + errors) || (slog->walk_skips_logged &&
+					  now - slog->walk_skips_logged < WALK_SKIPS_LOG_USEC))
 		return;
 	upcc_log(LOG_WARNING,
 		 "scope %s: the walk left out %llu directories deeper than %u levels, %llu entries that changed while walked, %llu unreadable entries",
-		 run->scope.name, (unsigned long long)sample->skipped_depth,
-		 UPCC_WALK_DEFAULT_MAX_DEPTH, (unsigned long long)sample->skipped_raced,
-		 (unsigned long long)sample->walk_errors);
-	run->walk_skips_logged = now;
+		 run->scope.name, (unsigned long long)depth, UPCC_WALK_DEFAULT_MAX_DEPTH,
+		 (unsigned long long)raced, (unsigned long long)errors);
+	slog->walk_skips_logged = now;
 }
 
 /*
  * One step, at debug (-v): the round it belongs to gets one INFO line
  * (upcd_log_round).  Errors and refusals keep their own level.
  */
-static void log_step(const struct upcd_round_log *log, struct upcc_scope_run *run,
+static void log_step(const struct upcd_round_log *log, const struct upcc_scope_run *run,
 		     const struct upcc_step_report *report)
 {
 	const struct upcc_scope *scope = &run->scope;
+	const struct upcc_scope_state *state = &run->state;
+	struct upcd_scope_log *slog = log->scope;
 	const char *backend = run->backend_ready ? run->backend.ops->name : "none";
 	uint64_t page = log->page_size;
 
-	if (report->outcome != UPCC_STEP_SAMPLE_FAILED && run->sample_error) {
+	if (report->outcome != UPCC_STEP_SAMPLE_FAILED && slog->sample_error) {
 		upcc_log(LOG_NOTICE, "scope %s: measured again", scope->name);
-		run->sample_error = 0;
-		run->sample_errors_unlogged = 0;
+		slog->sample_error = 0;
+		slog->sample_errors_unlogged = 0;
 	}
 	if (report->outcome != UPCC_STEP_SAMPLE_FAILED)
-		log_walk_skips(run, &scope->last);
+		log_walk_skips(slog, run, report);
 	switch (report->outcome) {
 	case UPCC_STEP_SAMPLE_FAILED:
-		log_sample_error(run, report->error);
+		log_sample_error(slog, run, report->error);
 		break;
 	case UPCC_STEP_IDLE:
 		upcc_log(LOG_DEBUG, "scope %s: idle: unmapped %s, target %s, trigger %s",
 			 scope->name, UPCD_SIZE(report->unmapped_before, page),
-			 UPCD_SIZE(scope->policy.target_pages, page),
-			 UPCD_SIZE(scope->policy.trigger_pages, page));
+			 UPCD_SIZE(state->policy.target_pages, page),
+			 UPCD_SIZE(state->policy.trigger_pages, page));
 		break;
 	case UPCC_STEP_DRY_RUN:
 	case UPCC_STEP_NO_BACKEND:
@@ -103,14 +111,14 @@ static void log_step(const struct upcd_round_log *log, struct upcc_scope_run *ru
 			 report->outcome == UPCC_STEP_DRY_RUN ? "dry run" : "no usable backend",
 			 backend, UPCD_SIZE(report->requested_pages, page),
 			 UPCD_SIZE(report->unmapped_before, page),
-			 UPCD_SIZE(scope->policy.target_pages, page));
+			 UPCD_SIZE(state->policy.target_pages, page));
 		break;
 	case UPCC_STEP_REFUSED:
 		upcc_log(LOG_NOTICE,
 			 "scope %s: %s refused to act (%llu steps refused so far): %s; unmapped %s, target %s",
-			 scope->name, backend, (unsigned long long)scope->refused_steps_total,
+			 scope->name, backend, (unsigned long long)state->counters.refused_steps_total,
 			 report->result.refused, UPCD_SIZE(report->unmapped_before, page),
-			 UPCD_SIZE(scope->policy.target_pages, page));
+			 UPCD_SIZE(state->policy.target_pages, page));
 		break;
 	case UPCC_STEP_ACTED:
 		/* A backend drops what it drops (fadvise: whole files), so a
@@ -125,7 +133,7 @@ static void log_step(const struct upcd_round_log *log, struct upcc_scope_run *ru
 			 (unsigned long long)report->result.scanned_items,
 			 (unsigned long long)report->result.skipped_dirty,
 			 UPCD_SIZE(report->unmapped_before, page),
-			 UPCD_SIZE(scope->policy.target_pages, page),
+			 UPCD_SIZE(state->policy.target_pages, page),
 			 report->error ? ": " : "", report->error ? strerror(-report->error) : "");
 		break;
 	}
@@ -173,6 +181,7 @@ void upcd_log_round(const struct upcd_round_log *log, const struct upcc_scope_ru
 		    const struct upcc_round_report *report)
 {
 	const struct upcc_scope *scope = &run->scope;
+	const struct upcc_scope_state *state = &run->state;
 	const char *backend = run->backend_ready ? run->backend.ops->name : NULL;
 	uint64_t page = log->page_size;
 
@@ -186,25 +195,25 @@ void upcd_log_round(const struct upcd_round_log *log, const struct upcc_scope_ru
 		if (backend)
 			upcc_log(LOG_NOTICE, "scope %s: dry run: would have %s reclaim %s, down to the target, in steps of at most %s: unmapped %s, target %s, trigger %s",
 				 scope->name, backend,
-				 UPCD_SIZE(upcd_excess_pages(report->last.unmapped_before, &scope->policy), page),
+				 UPCD_SIZE(upcd_excess_pages(report->last.unmapped_before, &state->policy), page),
 				 UPCD_SIZE(report->last.requested_pages, page),
 				 UPCD_SIZE(report->last.unmapped_before, page),
-				 UPCD_SIZE(scope->policy.target_pages, page),
-				 UPCD_SIZE(scope->policy.trigger_pages, page));
+				 UPCD_SIZE(state->policy.target_pages, page),
+				 UPCD_SIZE(state->policy.trigger_pages, page));
 		else
 			upcc_log(LOG_WARNING, "scope %s: %s over the target would not be reclaimed: no usable backend: unmapped %s, target %s",
 				 scope->name,
-				 UPCD_SIZE(upcd_excess_pages(report->last.unmapped_before, &scope->policy), page),
+				 UPCD_SIZE(upcd_excess_pages(report->last.unmapped_before, &state->policy), page),
 				 UPCD_SIZE(report->last.unmapped_before, page),
-				 UPCD_SIZE(scope->policy.target_pages, page));
+				 UPCD_SIZE(state->policy.target_pages, page));
 		return;
 	case UPCC_STEP_IDLE:
 		if (report->steps == 1) {
 			upcc_log(log->once ? LOG_INFO : LOG_DEBUG,
 				 "scope %s: idle: unmapped %s, target %s, trigger %s", scope->name,
 				 UPCD_SIZE(report->last.unmapped_before, page),
-				 UPCD_SIZE(scope->policy.target_pages, page),
-				 UPCD_SIZE(scope->policy.trigger_pages, page));
+				 UPCD_SIZE(state->policy.target_pages, page),
+				 UPCD_SIZE(state->policy.trigger_pages, page));
 			return;
 		}
 		break;
@@ -223,11 +232,12 @@ void upcd_log_round(const struct upcd_round_log *log, const struct upcc_scope_ru
 		 UPCD_SIZE(log->unmapped, page),
 		 report->last.outcome == UPCC_STEP_IDLE ? " -> " : "",
 		 report->last.outcome == UPCC_STEP_IDLE ? UPCD_SIZE(report->last.unmapped_before, page) : "",
-		 UPCD_SIZE(scope->policy.target_pages, page));
+		 UPCD_SIZE(state->policy.target_pages, page));
 }
 
-void upcd_round_log_begin(struct upcd_round_log *log)
+void upcd_round_log_begin(struct upcd_round_log *log, struct upcd_scope_log *scope_log)
 {
+	log->scope = scope_log;
 	log->step = 0;
 	log->acted = 0;
 	log->asked = 0;

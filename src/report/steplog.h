@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "control/control.h"
+#include "core/policy.h"
 #include "core/size.h"
 
 /* Pages for people ("40Ki", "1.5Gi"), in a buffer of the caller's block. */
@@ -18,8 +19,21 @@
 	upcc_size_format((char[UPCC_SIZE_TEXT_LEN]){ 0 }, UPCC_SIZE_TEXT_LEN, \
 			 upcc_mul_saturating((pages), (page)))
 
+/*
+ * What the log remembers of one scope from round to round, to say a
+ * lasting problem once and not every round.  The log's own, not the
+ * control's: upcd keeps one per scope, anew at a reload.
+ */
+struct upcd_scope_log {
+	int sample_error;		/* the last failure's -errno, 0 once measured */
+	uint64_t sample_error_logged;	/* when it was last logged, monotonic usec */
+	uint64_t sample_errors_unlogged;	/* failures since */
+	uint64_t walk_skips_logged;	/* when the walk's skips were last logged */
+};
+
 /* The round under way, for its one log line (upcd_log_round). */
 struct upcd_round_log {
+	struct upcd_scope_log *scope;	/* the scope's, from upcd_round_log_begin */
 	uint64_t page_size;
 	bool once;			/* --once: an idle round's line is its only word */
 	unsigned int step;
@@ -28,8 +42,10 @@ struct upcd_round_log {
 	uint64_t unmapped;		/* unmapped before the first step */
 };
 
-/* Before a round (or a tick that may start one): its log line's counts. */
-void upcd_round_log_begin(struct upcd_round_log *log);
+/* Before a round (or a tick that may start one) of the scope @scope_log
+ * is for: its log line's counts.
+ */
+void upcd_round_log_begin(struct upcd_round_log *log, struct upcd_scope_log *scope_log);
 
 /* upcc_round_limits.on_step: count and log one step; @context is the
  * struct upcd_round_log.

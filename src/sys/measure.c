@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/policy.h"
 #include "lib/hooks.h"
 #include "mapped.h"
 #include "measure.h"
@@ -186,7 +187,7 @@ int upcc_measure_path(const struct upcc_scope *scope, struct upcc_sample *sample
 	return 0;
 }
 
-int upcc_measure(struct upcc_scope *scope, struct upcc_sample *sample)
+int upcc_measure(const struct upcc_scope *scope, struct upcc_sample *sample)
 {
 	switch (scope->kind) {
 	case UPCC_SCOPE_SYSTEM:

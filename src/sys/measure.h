@@ -18,7 +18,7 @@
  */
 
 /* Fill @sample for @scope (any kind).  0 or a negative errno. */
-int upcc_measure(struct upcc_scope *scope, struct upcc_sample *sample);
+int upcc_measure(const struct upcc_scope *scope, struct upcc_sample *sample);
 
 /* A path scope measured by a walk of its own: every file's residency,
  * mapped files' as mapped.  -EINVAL for another kind of scope.

@@ -173,7 +173,7 @@ static void print_daemon_line(const struct upcc_state_header *header, enum daemo
 	}
 }
 
-/* A target the daemon raised for a working set (efftarget.h) says so, and why. */
+/* A target the daemon raised for a working set (wset.h) says so, and why. */
 static void print_effective_targets(const struct status_row *rows,
 				    const struct printable_row *shown, size_t nr_rows,
 				    uint64_t page_size, bool exact)
@@ -197,16 +197,16 @@ enum { COL_SCOPE, COL_MEMORY, COL_FILE_LRU, COL_MAPPED, COL_UNMAPPED, COL_DIRTY,
        COL_TRIGGER, COL_BACKEND, COL_RECLAIMED, NR_COLS };
 
 static const struct upcc_column status_columns[NR_COLS] = {
-	[COL_SCOPE] = { "SCOPE", UPCC_COLUMN_TEXT, .width = 16, .left = true },
-	[COL_MEMORY] = { "MEMORY", UPCC_COLUMN_PAGES },
-	[COL_FILE_LRU] = { "FILE_LRU", UPCC_COLUMN_PAGES },
-	[COL_MAPPED] = { "MAPPED", UPCC_COLUMN_PAGES },
-	[COL_UNMAPPED] = { "UNMAPPED", UPCC_COLUMN_PAGES },
-	[COL_DIRTY] = { "DIRTY", UPCC_COLUMN_PAGES },
-	[COL_TARGET] = { "TARGET", UPCC_COLUMN_PAGES },
-	[COL_TRIGGER] = { "TRIGGER", UPCC_COLUMN_PAGES },
-	[COL_BACKEND] = { "BACKEND", UPCC_COLUMN_TEXT, .width = 10, .left = true },
-	[COL_RECLAIMED] = { "RECLAIMED", UPCC_COLUMN_PAGES },
+	[COL_SCOPE] = { .header = "SCOPE", .type = UPCC_COLUMN_TEXT, .width = 16, .left = true },
+	[COL_MEMORY] = { .header = "MEMORY", .type = UPCC_COLUMN_PAGES },
+	[COL_FILE_LRU] = { .header = "FILE_LRU", .type = UPCC_COLUMN_PAGES },
+	[COL_MAPPED] = { .header = "MAPPED", .type = UPCC_COLUMN_PAGES },
+	[COL_UNMAPPED] = { .header = "UNMAPPED", .type = UPCC_COLUMN_PAGES },
+	[COL_DIRTY] = { .header = "DIRTY", .type = UPCC_COLUMN_PAGES },
+	[COL_TARGET] = { .header = "TARGET", .type = UPCC_COLUMN_PAGES },
+	[COL_TRIGGER] = { .header = "TRIGGER", .type = UPCC_COLUMN_PAGES },
+	[COL_BACKEND] = { .header = "BACKEND", .type = UPCC_COLUMN_TEXT, .width = 10, .left = true },
+	[COL_RECLAIMED] = { .header = "RECLAIMED", .type = UPCC_COLUMN_PAGES },
 };
 
 static void status_cells(const struct status_row *row, const struct printable_row *shown,

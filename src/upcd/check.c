@@ -32,12 +32,12 @@ int upcd_check(struct upcd *upcd)
 	       upcd->nr_runs == 1 ? "" : "s", (unsigned long long)upcd->config.interval_ms);
 	for (size_t i = 0; i < upcd->nr_runs; i++) {
 		struct upcc_scope_run *run = &upcd->runs[i];
-		struct upcc_scope *scope = &run->scope;
+		const struct upcc_scope *scope = &run->scope;
 		enum upcc_phase phase = UPCC_PHASE_RECLAIMING;
-		struct upcc_policy policy;
 		struct upcc_sample sample;
+		struct upcc_plan plan;
 		char why[PATH_MAX + 128];
-		uint64_t step, excess;
+		uint64_t excess;
 		int err;
 
 		if (!run->backend_ready) {
@@ -54,19 +54,20 @@ int upcd_check(struct upcd *upcd)
 			bad += run->backend_ready;
 			continue;
 		}
-		policy = upcc_policy_resolve(&scope->config, &sample, page);
-		excess = upcd_excess_pages(sample.unmapped_pages, &policy);
-		step = upcc_decide(&policy, &phase, sample.unmapped_pages);
-		step = upcc_step_cap(&scope->config, step, sample.total_pages, page);
+		/* At the configured target: the working set is the running
+		 * daemon's to learn.
+		 */
+		plan = upcc_plan_step(&scope->config, &sample, &phase, NULL, 0, page);
+		excess = upcd_excess_pages(sample.unmapped_pages, &plan.policy);
 		printf("scope %s: unmapped %s, target %s, trigger %s, dirty %s: ", scope->name,
-		       UPCD_SIZE(sample.unmapped_pages, page), UPCD_SIZE(policy.target_pages, page),
-		       UPCD_SIZE(policy.trigger_pages, page),
+		       UPCD_SIZE(sample.unmapped_pages, page), UPCD_SIZE(plan.policy.target_pages, page),
+		       UPCD_SIZE(plan.policy.trigger_pages, page),
 		       UPCD_SIZE(sample.dirty_pages + sample.writeback_pages, page));
 		if (!excess)
 			printf("at or below the target: nothing to do\n");
-		else if (sample.unmapped_pages > policy.trigger_pages)
+		else if (sample.unmapped_pages > plan.policy.trigger_pages)
 			printf("over the trigger: would reclaim %s, down to the target, in steps of at most %s\n",
-			       UPCD_SIZE(excess, page), UPCD_SIZE(step, page));
+			       UPCD_SIZE(excess, page), UPCD_SIZE(plan.step, page));
 		else
 			printf("below the trigger: nothing to do until it passes it (--once now: would reclaim %s, down to the target)\n",
 			       UPCD_SIZE(excess, page));

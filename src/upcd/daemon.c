@@ -162,7 +162,7 @@ static int control_round(struct upcd *upcd, const struct upcc_round_limits *limi
 
 		if (i && upcc_pace_stop_now())
 			break;		/* a signal waits: the next scopes wait for the next round */
-		upcd_round_log_begin(&upcd->round);
+		upcd_round_log_begin(&upcd->round, &upcd->logs[i]);
 		if (upcc_control_round(run, upcc_measure, upcd->page_size, limits, &report))
 			failures++;
 		else if (round_missed_target(&report))
@@ -196,7 +196,7 @@ static void daemon_tick(struct upcd *upcd)
 
 		if (i && upcc_pace_stop_now())
 			break;
-		upcd_round_log_begin(&upcd->round);
+		upcd_round_log_begin(&upcd->round, &upcd->logs[i]);
 		upcc_control_tick(run, upcc_measure, upcd->page_size,
 				  upcd->config.interval_ms * 1000, &limits, &tick);
 		rounds |= tick.round;
@@ -216,7 +216,7 @@ static void daemon_tick(struct upcd *upcd)
 	uint64_t now = upcc_monotonic_usec(), since = now - upcd->last_report_usec, aim = 0;
 
 	for (size_t i = 0; i < upcd->nr_runs; i++)
-		aim += upcd->runs[i].scope.effective_target_pages;
+		aim += upcd->runs[i].state.effective_target_pages;
 	if (rounds || since >= REPORT_HEARTBEAT_USEC ||
 	    (aim != upcd->last_report_aim && since >= upcd->config.interval_ms * 1000)) {
 		write_reports(upcd);
@@ -324,22 +324,23 @@ static void reload(struct upcd *upcd)
 	 * DAMON contexts for one scope must never coexist.
 	 */
 	for (size_t i = 0; i < upcd->nr_runs; i++)
-		upcd_run_release(&upcd->runs[i]);
+		upcc_run_release(&upcd->runs[i]);
 	upcd->config = new_config;
-	err = upcd_runs_build(&upcd->config, upcd_run_mode(&upcd->options), upcd->runs,
+	err = upcc_runs_build(&upcd->config, upcd_run_mode(&upcd->options), upcd->runs,
 			      upcd->nr_runs, &new_runs);
 	if (err) {
 		upcc_log(LOG_ERR, "reload: a scope has no backend: keeping the old configuration");
-		upcd_runs_free(new_runs, upcd->config.nr_scopes);
+		upcc_runs_free(new_runs, upcd->config.nr_scopes);
 		upcc_config_free(&upcd->config);
 		upcd->config = old_config;
 		for (size_t i = 0; i < upcd->nr_runs; i++)
-			upcd_run_setup(&upcd->runs[i], &upcd->config, upcd->options.dry_run);
+			upcc_run_setup(&upcd->runs[i], &upcd->config, upcd->options.dry_run);
 	} else {
 		free(upcd->runs);
 		upcc_config_free(&old_config);
 		upcd->runs = new_runs;
 		upcd->nr_runs = upcd->config.nr_scopes;
+		memset(upcd->logs, 0, sizeof(upcd->logs));
 		upcc_log(LOG_NOTICE, "reloaded: %zu scope(s), interval %llu ms", upcd->nr_runs,
 			 (unsigned long long)upcd->config.interval_ms);
 	}

@@ -26,6 +26,7 @@ struct upcd {
 	bool state_warned, metrics_warned;
 	bool reports_failed;		/* the last round's state or metrics write failed */
 	struct upcd_round_log round;	/* the round under way, for its log line */
+	struct upcd_scope_log logs[UPCC_MAX_SCOPES];	/* the log's memory of runs[i] */
 	uint64_t watchdog_usec;		/* WATCHDOG_USEC, 0 without a watchdog */
 	uint64_t last_ping_usec;	/* the last WATCHDOG=1, monotonic */
 	struct upcc_compact compact;	/* under a reporting balloon only */
@@ -34,9 +35,9 @@ struct upcd {
 };
 
 /* How the command line has the runs set up. */
-static inline struct upcd_run_mode upcd_run_mode(const struct upcd_options *options)
+static inline struct upcc_run_mode upcd_run_mode(const struct upcd_options *options)
 {
-	return (struct upcd_run_mode){ .dry_run = options->dry_run, .once = options->once };
+	return (struct upcc_run_mode){ .dry_run = options->dry_run, .once = options->once };
 }
 
 /* Serve: --once, or the daemon until a signal stops it.  An exit code. */

@@ -29,7 +29,7 @@ int main(int argc, char **argv)
 	upcc_log_init(upcd.options.verbose);
 	if (upcd_build_config(&upcd.options, &upcd.config))
 		return UPCC_EXIT_USAGE;
-	rc = upcd_runs_build(&upcd.config, upcd_run_mode(&upcd.options), NULL, 0, &upcd.runs);
+	rc = upcc_runs_build(&upcd.config, upcd_run_mode(&upcd.options), NULL, 0, &upcd.runs);
 	upcd.nr_runs = upcd.config.nr_scopes;
 	if (rc) {
 		upcc_log(LOG_ERR, "a scope has no usable backend: not starting");
@@ -39,7 +39,7 @@ int main(int argc, char **argv)
 	} else {
 		rc = upcd_serve(&upcd);
 	}
-	upcd_runs_free(upcd.runs, upcd.nr_runs);
+	upcc_runs_free(upcd.runs, upcd.nr_runs);
 	upcc_config_free(&upcd.config);
 	return rc;
 }

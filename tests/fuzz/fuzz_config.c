@@ -3,7 +3,7 @@
 #include "fuzz.h"
 
 #include "core/config.h"
-#include "control/control.h"
+#include "core/resolve.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -15,12 +15,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	upcc_config_init(&config);
 	if (upcc_config_parse(text, "fuzz.conf", &config, error, sizeof(error)) == 0) {
 		for (size_t i = 0; i < config.nr_scopes; i++) {
-			struct upcc_scope *scope = &config.scopes[i].scope;
+			const struct upcc_scope *scope = &config.scopes[i].scope;
 			struct upcc_sample sample = { .total_pages = 6170892, .unmapped_pages = 758160 };
+			enum upcc_phase phase = UPCC_PHASE_IDLE;
+			struct upcc_wset wset = { 0 };
 
-			scope->policy = upcc_policy_resolve(&scope->config, &sample, 4096);
-			(void)upcc_decide(&scope->policy, &scope->phase, sample.unmapped_pages);
-			(void)upcc_step_cap(&scope->config, 1000, sample.total_pages, 4096);
+			(void)upcc_plan_step(&scope->config, &sample, &phase, &wset, 0, 4096);
 		}
 	} else if (!memchr(error, '\0', sizeof(error))) {
 		abort();	/* an error message is always terminated */

@@ -166,7 +166,7 @@ static void test_dropcache(void **state)
 	backend.allow_dropcache = true;
 	assert_int_equal(upcc_backend_select(&backend, "dropcache", &scope), 0);
 	assert_int_equal(backend.ops->init(&backend, &scope), 0);
-	assert_int_equal(backend.ops->reclaim(&backend, &scope, 10, &result), 0);
+	assert_int_equal(backend.ops->reclaim(&backend, &scope, 0, 10, &result), 0);
 	assert_string_equal(slurp("/proc/sys/vm/drop_caches", true), "1");
 	assert_string_equal(slurp(log_path, false), "/proc/sys/vm/drop_caches 1\n");
 	backend.ops->fini(&backend);
@@ -190,7 +190,7 @@ static void test_memcg_sequence(void **state)
 	assert_non_null(strstr(backend.why, "may unmap"));
 	assert_non_null(strstr(backend.why, "no swap"));
 	assert_int_equal(backend.ops->init(&backend, &scope), 0);
-	assert_int_equal(backend.ops->reclaim(&backend, &scope, 10, &result), 0);
+	assert_int_equal(backend.ops->reclaim(&backend, &scope, 0, 10, &result), 0);
 	snprintf(expect, sizeof(expect), "%ld swappiness=0", 10 * sysconf(_SC_PAGESIZE));
 	assert_string_equal(slurp("/sys/fs/cgroup/work/memory.reclaim", true), expect);
 	assert_int_equal(result.requested_pages, 10);
@@ -198,7 +198,7 @@ static void test_memcg_sequence(void **state)
 	/* dry run: nothing written */
 	unlink(log_path);
 	backend.dry_run = true;
-	assert_int_equal(backend.ops->reclaim(&backend, &scope, 10, &result), 0);
+	assert_int_equal(backend.ops->reclaim(&backend, &scope, 0, 10, &result), 0);
 	assert_null(slurp(log_path, false));
 	backend.ops->fini(&backend);
 	/* Not for a tree or a node. */
@@ -219,7 +219,7 @@ static void expect_memcg_refusal(struct upcc_backend *backend, struct upcc_scope
 	struct upcc_action_result result;
 
 	unlink(log_path);
-	assert_int_equal(backend->ops->reclaim(backend, scope, 10, &result), 0);
+	assert_int_equal(backend->ops->reclaim(backend, scope, 0, 10, &result), 0);
 	assert_non_null(strstr(result.refused, why));
 	assert_int_equal(result.reclaimed_pages, 0);
 	assert_null(slurp(log_path, false));		/* nothing written */
@@ -270,7 +270,7 @@ static void test_memcg_refuses_dirty(void **state)
 	/* Clean: it acts. */
 	fake("/proc/meminfo", "MemTotal: 1000000 kB\nSwapTotal: 0 kB\nDirty: 0 kB\n"
 			      "Writeback: 0 kB\n");
-	assert_int_equal(backend.ops->reclaim(&backend, &scope, 10, &result), 0);
+	assert_int_equal(backend.ops->reclaim(&backend, &scope, 0, 10, &result), 0);
 	assert_string_equal(result.refused, "");
 	assert_non_null(strstr(slurp("/sys/fs/cgroup/memory.reclaim", true), "swappiness=0"));
 	backend.ops->fini(&backend);
@@ -357,7 +357,7 @@ static void test_damon_sequence(void **state)
 	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), 0);
 	assert_ptr_equal(backend.ops, &upcc_backend_damon);
 	assert_int_equal(backend.ops->init(&backend, &scope), 0);
-	assert_int_equal(backend.ops->reclaim(&backend, &scope, 409600 / (uint64_t)page,
+	assert_int_equal(backend.ops->reclaim(&backend, &scope, 0, 409600 / (uint64_t)page,
 					      &result), 0);
 	assert_int_equal(result.reclaimed_pages, 409600 / page);
 	log = slurp(log_path, false);
@@ -393,7 +393,7 @@ static void test_damon_cgroup_filter(void **state)
 	upcc_hooks.kernel_release = "6.16.0";
 	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), 0);
 	assert_int_equal(backend.ops->init(&backend, &scope), 0);
-	assert_int_equal(backend.ops->reclaim(&backend, &scope, 100, &result), 0);
+	assert_int_equal(backend.ops->reclaim(&backend, &scope, 0, 100, &result), 0);
 	log = slurp(log_path, false);
 	assert_int_equal(count_lines(log, S0 "filters/nr_filters 3"), 1);
 	assert_int_equal(count_lines(log, S0 "filters/2/type memcg"), 1);
@@ -420,7 +420,7 @@ static void test_damon_never_takes_over(void **state)
 	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), 0);
 	assert_int_equal(backend.ops->init(&backend, &scope), 0);
 	fake(ADMIN "kdamonds/nr_kdamonds", "1\n");
-	assert_int_equal(backend.ops->reclaim(&backend, &scope, 100, &result), -EBUSY);
+	assert_int_equal(backend.ops->reclaim(&backend, &scope, 0, 100, &result), -EBUSY);
 	assert_null(slurp(log_path, false));
 	assert_string_equal(slurp(ADMIN "kdamonds/nr_kdamonds", true), "1\n");
 	backend.ops->fini(&backend);
@@ -467,7 +467,7 @@ static void test_fadvise_real(void **state)
 	assert_ptr_equal(backend.ops, &upcc_backend_fadvise);
 	assert_non_null(strstr(backend.why, "auto: fadvise"));	/* first in auto order */
 	assert_int_equal(backend.ops->init(&backend, &scope), 0);
-	assert_int_equal(backend.ops->reclaim(&backend, &scope, 64, &result), 0);
+	assert_int_equal(backend.ops->reclaim(&backend, &scope, 0, 64, &result), 0);
 	assert_true(result.reclaimed_pages >= 64);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	assert_true(fd >= 0);
@@ -549,7 +549,7 @@ static void test_fadvise_sample_path(void **state)
 	assert_int_equal(upcc_backend_select(&backend, "fadvise", &scope), 0);
 	assert_int_equal(backend.ops->init(&backend, &scope), 0);
 	assert_non_null(backend.ops->sample);
-	assert_int_equal(backend.ops->sample(&backend, &scope, &from_inventory), 0);
+	assert_int_equal(backend.ops->sample(&backend, &scope, 0, &from_inventory), 0);
 	assert_int_equal(upcc_measure_path(&scope, &from_walk), 0);
 	/* Measured one after the other: the host may reclaim a page between. */
 	assert_in_range(from_inventory.file_lru_pages,
@@ -560,13 +560,12 @@ static void test_fadvise_sample_path(void **state)
 	/* The inventory is the state's first member (backend_fadvise.c). */
 	inv = backend.priv;
 	scan = inv->scan;
-	assert_int_equal(backend.ops->reclaim(&backend, &scope, 40, &result), 0);
+	assert_int_equal(backend.ops->reclaim(&backend, &scope, 0, 40, &result), 0);
 	assert_true(result.reclaimed_pages >= 40);
 	assert_int_equal(inv->scan, scan);	/* no second refresh in the step */
-	assert_int_equal(backend.ops->reclaim(&backend, &scope, 8, &result), 0);
+	assert_int_equal(backend.ops->reclaim(&backend, &scope, 0, 8, &result), 0);
 	assert_int_equal(inv->scan, scan);	/* the same round a moment later: its refresh */
-	scope.rounds_total++;
-	assert_int_equal(backend.ops->reclaim(&backend, &scope, 8, &result), 0);
+	assert_int_equal(backend.ops->reclaim(&backend, &scope, 1, 8, &result), 0);
 	assert_int_equal(inv->scan, scan + 1);	/* a new round's reclaim refreshes */
 	backend.ops->fini(&backend);
 
@@ -574,7 +573,7 @@ static void test_fadvise_sample_path(void **state)
 	fixture_mountinfo(dir);
 	assert_int_equal(upcc_backend_select(&backend, "fadvise", &scope), 0);
 	assert_int_equal(backend.ops->init(&backend, &scope), 0);
-	assert_int_equal(backend.ops->sample(&backend, &scope, &from_inventory), -EOPNOTSUPP);
+	assert_int_equal(backend.ops->sample(&backend, &scope, 0, &from_inventory), -EOPNOTSUPP);
 	backend.ops->fini(&backend);
 	upcc_hooks.mountinfo = NULL;
 	upcc_hooks.no_fanotify = 0;
@@ -594,7 +593,7 @@ static void test_fadvise_system_no_disk(void **state)
 	assert_int_equal(upcc_backend_select(&backend, "fadvise", &scope), 0);
 	assert_non_null(strstr(backend.why, "no local disk-backed filesystem: nothing to reclaim"));
 	assert_int_equal(backend.ops->init(&backend, &scope), 0);
-	assert_int_equal(backend.ops->reclaim(&backend, &scope, 64, &result), 0);
+	assert_int_equal(backend.ops->reclaim(&backend, &scope, 0, 64, &result), 0);
 	assert_int_equal(result.reclaimed_pages, 0);
 	assert_int_equal(result.scanned_items, 0);
 	backend.ops->fini(&backend);
@@ -630,7 +629,7 @@ static void test_fadvise_system_disk(void **state)
 	snprintf(path, sizeof(path), "%s/file", dir);
 	assert_int_equal(ua_cached_file(path, 128, 1), 0);
 	assert_int_equal(backend.ops->init(&backend, &scope), 0);
-	assert_int_equal(backend.ops->reclaim(&backend, &scope, 32, &result), 0);
+	assert_int_equal(backend.ops->reclaim(&backend, &scope, 0, 32, &result), 0);
 	assert_true(result.reclaimed_pages >= 32);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	assert_true(fd >= 0);
@@ -668,9 +667,8 @@ static void test_fadvise_system_walk_skips(void **state)
 	assert_int_equal(ua_cached_file(path, 4, 1), 0);
 	assert_int_equal(upcc_backend_select(&backend, "fadvise", &scope), 0);
 	assert_int_equal(backend.ops->init(&backend, &scope), 0);
-	memset(&scope.last, 0, sizeof(scope.last));
-	assert_int_equal(backend.ops->reclaim(&backend, &scope, 1, &result), 0);
-	assert_true(scope.last.skipped_depth > 0);
+	assert_int_equal(backend.ops->reclaim(&backend, &scope, 0, 1, &result), 0);
+	assert_true(result.skipped_depth > 0);
 	backend.ops->fini(&backend);
 	upcc_hooks.mountinfo = NULL;
 	upcc_hooks.no_fanotify = 0;

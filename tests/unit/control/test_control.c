@@ -27,7 +27,7 @@ static uint64_t fake_hot;		/* the working set the sample reports */
 static bool fake_hot_in_use;
 static uint64_t wset_clock(void);	/* the effective target's clock, below */
 
-static int fake_sample(struct upcc_scope *scope, struct upcc_sample *sample)
+static int fake_sample(const struct upcc_scope *scope, struct upcc_sample *sample)
 {
 	(void)scope;
 	if (fake_sample_error)
@@ -42,8 +42,8 @@ static int fake_sample(struct upcc_scope *scope, struct upcc_sample *sample)
 	return 0;
 }
 
-static int fake_reclaim(struct upcc_backend *backend, struct upcc_scope *scope,
-			uint64_t nr_pages, struct upcc_action_result *result)
+static int fake_reclaim(struct upcc_backend *backend, const struct upcc_scope *scope,
+			uint64_t round, uint64_t nr_pages, struct upcc_action_result *result)
 {
 	uint64_t reclaimable = fake_unmapped > fake_unreclaimable ?
 			       fake_unmapped - fake_unreclaimable : 0;
@@ -51,6 +51,7 @@ static int fake_reclaim(struct upcc_backend *backend, struct upcc_scope *scope,
 
 	(void)backend;
 	(void)scope;
+	(void)round;
 	fake_calls++;
 	fake_last_request = nr_pages;
 	if (fake_reclaim_error)
@@ -110,16 +111,17 @@ static int backend_sample_result;	/* what its sample op returns */
 static unsigned int backend_sample_calls;
 static unsigned int scope_sample_calls;
 
-static int counting_scope_sample(struct upcc_scope *scope, struct upcc_sample *sample)
+static int counting_scope_sample(const struct upcc_scope *scope, struct upcc_sample *sample)
 {
 	scope_sample_calls++;
 	return fake_sample(scope, sample);
 }
 
-static int fake_backend_sample(struct upcc_backend *backend, struct upcc_scope *scope,
-			       struct upcc_sample *sample)
+static int fake_backend_sample(struct upcc_backend *backend, const struct upcc_scope *scope,
+			       uint64_t round, struct upcc_sample *sample)
 {
 	(void)backend;
+	(void)round;
 	backend_sample_calls++;
 	if (backend_sample_result)
 		return backend_sample_result;
@@ -177,10 +179,10 @@ static void test_idle_below_trigger(void **state)
 	step_ok(run, &report);
 	assert_int_equal(report.outcome, UPCC_STEP_IDLE);
 	assert_int_equal(fake_calls, 0);
-	assert_true(run->scope.policy.target_pages == 10000);
-	assert_true(run->scope.policy.trigger_pages == 160000);
-	assert_true(run->scope.last.unmapped_pages == 160000);
-	assert_int_equal(run->scope.phase, UPCC_PHASE_IDLE);
+	assert_true(run->state.policy.target_pages == 10000);
+	assert_true(run->state.policy.trigger_pages == 160000);
+	assert_true(run->state.last.unmapped_pages == 160000);
+	assert_int_equal(run->state.phase, UPCC_PHASE_IDLE);
 }
 
 static void test_acts_above_trigger(void **state)
@@ -196,10 +198,10 @@ static void test_acts_above_trigger(void **state)
 	assert_true(report.result.requested_pages == 20000);
 	assert_true(report.result.reclaimed_pages == 20000);
 	assert_true(fake_unmapped == 150000);
-	assert_true(run->scope.reclaimed_pages_total == 20000);
-	assert_true(run->scope.actions_total == 1);
-	assert_true(run->scope.action_errors_total == 0);
-	assert_int_equal(run->scope.phase, UPCC_PHASE_RECLAIMING);
+	assert_true(run->state.counters.reclaimed_pages_total == 20000);
+	assert_true(run->state.counters.actions_total == 1);
+	assert_true(run->state.counters.action_errors_total == 0);
+	assert_int_equal(run->state.phase, UPCC_PHASE_RECLAIMING);
 }
 
 static void test_converges_to_target(void **state)
@@ -217,9 +219,9 @@ static void test_converges_to_target(void **state)
 	/* Below the trigger it kept going (hysteresis), and stopped at the target. */
 	assert_int_equal(report.outcome, UPCC_STEP_IDLE);
 	assert_true(fake_unmapped == 10000);
-	assert_true(run->scope.reclaimed_pages_total == start - 10000);
-	assert_true(run->scope.actions_total == steps - 1);
-	assert_int_equal(run->scope.phase, UPCC_PHASE_IDLE);
+	assert_true(run->state.counters.reclaimed_pages_total == start - 10000);
+	assert_true(run->state.counters.actions_total == steps - 1);
+	assert_int_equal(run->state.phase, UPCC_PHASE_IDLE);
 	/* An eighth of the excess per step: about log(790000)/log(8/7) + the 1-page tail. */
 	assert_in_range(steps, 90, 200);
 }
@@ -236,7 +238,7 @@ static void test_dry_run(void **state)
 	assert_true(report.requested_pages == 20000);
 	assert_int_equal(fake_calls, 0);
 	assert_true(fake_unmapped == 170000);
-	assert_true(run->scope.actions_total == 0);
+	assert_true(run->state.counters.actions_total == 0);
 }
 
 static void test_no_backend(void **state)
@@ -261,9 +263,9 @@ static void test_backend_error(void **state)
 	step_ok(run, &report);
 	assert_int_equal(report.outcome, UPCC_STEP_ACTED);
 	assert_int_equal(report.error, -EPERM);
-	assert_true(run->scope.action_errors_total == 1);
-	assert_true(run->scope.actions_total == 1);
-	assert_true(run->scope.reclaimed_pages_total == 0);
+	assert_true(run->state.counters.action_errors_total == 1);
+	assert_true(run->state.counters.actions_total == 1);
+	assert_true(run->state.counters.reclaimed_pages_total == 0);
 }
 
 static void test_nothing_reclaimable(void **state)
@@ -277,7 +279,7 @@ static void test_nothing_reclaimable(void **state)
 	assert_int_equal(report.outcome, UPCC_STEP_ACTED);
 	assert_true(report.result.reclaimed_pages == 0);
 	assert_true(fake_unmapped == 170000);
-	assert_true(run->scope.action_errors_total == 0);
+	assert_true(run->state.counters.action_errors_total == 0);
 }
 
 /* A backend that declines (memcg with dirty pages in scope) did nothing:
@@ -296,10 +298,10 @@ static void test_backend_refuses(void **state)
 	assert_string_equal(report.result.refused, fake_refusal);
 	assert_int_equal(fake_calls, 1);
 	assert_true(fake_unmapped == 170000);
-	assert_true(run->scope.refused_steps_total == 1);
-	assert_true(run->scope.actions_total == 0);
-	assert_true(run->scope.action_errors_total == 0);
-	assert_true(run->scope.reclaimed_pages_total == 0);
+	assert_true(run->state.counters.refused_steps_total == 1);
+	assert_true(run->state.counters.actions_total == 0);
+	assert_true(run->state.counters.action_errors_total == 0);
+	assert_true(run->state.counters.reclaimed_pages_total == 0);
 }
 
 static void test_sample_failure(void **state)
@@ -307,12 +309,12 @@ static void test_sample_failure(void **state)
 	struct upcc_scope_run *run = *state;
 	struct upcc_step_report report;
 
-	run->scope.last.unmapped_pages = 1234;
+	run->state.last.unmapped_pages = 1234;
 	fake_sample_error = -ENOENT;
 	assert_int_equal(upcc_control_step(run, fake_sample, PAGE_SIZE, &report), -ENOENT);
 	assert_int_equal(report.outcome, UPCC_STEP_SAMPLE_FAILED);
 	assert_int_equal(fake_calls, 0);
-	assert_true(run->scope.last.unmapped_pages == 1234);	/* last good sample kept */
+	assert_true(run->state.last.unmapped_pages == 1234);	/* last good sample kept */
 }
 
 static void test_max_step(void **state)
@@ -329,19 +331,15 @@ static void test_max_step(void **state)
 	assert_true(upcc_step_cap(&run->scope.config, 10, TOTAL_PAGES, PAGE_SIZE) == 10);
 }
 
-/* Rounds: a fake clock that moves fake_clock_step usec per reading. */
+/* Rounds: the one clock (upcc_hooks.monotonic_usec) reads fake_now, and
+ * each step takes fake_clock_step usec of it.
+ */
 static uint64_t fake_now, fake_clock_step;
 static unsigned int on_step_calls;
 
-/* The control's own clock (the decay, the tick): reading it moves nothing. */
+/* Reading the clock moves nothing: the tests move it. */
 static uint64_t wset_clock(void)
 {
-	return fake_now;
-}
-
-static uint64_t fake_clock(void)
-{
-	fake_now += fake_clock_step;
 	return fake_now;
 }
 
@@ -350,6 +348,7 @@ static void count_step(struct upcc_scope_run *run, const struct upcc_step_report
 {
 	(void)run;
 	(void)report;
+	fake_now += fake_clock_step;
 	(*(unsigned int *)context)++;
 }
 
@@ -357,7 +356,6 @@ static struct upcc_round_limits round_limits(uint64_t budget_usec)
 {
 	struct upcc_round_limits limits = {
 		.budget_usec = budget_usec,
-		.clock_usec = fake_clock,
 		.on_step = count_step,
 		.context = &on_step_calls,
 	};
@@ -382,12 +380,12 @@ static void test_round_reaches_target(void **state)
 	assert_int_equal(report.end, UPCC_ROUND_IDLE);
 	assert_true(fake_unmapped == 10000);
 	assert_true(report.reclaimed_pages == 800000 - 10000);
-	assert_true(run->scope.reclaimed_pages_total == 800000 - 10000);
+	assert_true(run->state.counters.reclaimed_pages_total == 800000 - 10000);
 	/* Every step acted but the last, which found the target reached. */
 	assert_true(report.steps == fake_calls + 1 || report.steps == fake_calls);
 	assert_in_range(report.steps, 90, 200);
 	assert_int_equal(on_step_calls, report.steps);
-	assert_int_equal(run->scope.phase, UPCC_PHASE_IDLE);
+	assert_int_equal(run->state.phase, UPCC_PHASE_IDLE);
 }
 
 static void test_round_idle(void **state)
@@ -419,7 +417,7 @@ static void test_round_no_progress(void **state)
 	assert_true(report.last.outcome == UPCC_STEP_ACTED);
 	assert_true(report.last.result.reclaimed_pages == 0);
 	assert_int_equal(fake_calls, report.steps);
-	assert_int_equal(run->scope.phase, UPCC_PHASE_RECLAIMING);
+	assert_int_equal(run->state.phase, UPCC_PHASE_RECLAIMING);
 }
 
 /* The budget bounds a round; the next round carries on (still reclaiming,
@@ -433,12 +431,12 @@ static void test_round_budget(void **state)
 	uint64_t after_first;
 
 	fake_unmapped = 800000;
-	fake_clock_step = 1000;		/* each clock reading: 1 ms later */
+	fake_clock_step = 1000;		/* each step: 1 ms */
 	assert_int_equal(upcc_control_round(run, fake_sample, PAGE_SIZE, &limits, &report), 0);
 	assert_int_equal(report.end, UPCC_ROUND_BUDGET);
 	assert_int_equal(report.steps, 5);	/* 1, 2, 3, 4, 5 ms: the 5th spends it */
 	assert_true(report.elapsed_usec == 5000);
-	assert_int_equal(run->scope.phase, UPCC_PHASE_RECLAIMING);
+	assert_int_equal(run->state.phase, UPCC_PHASE_RECLAIMING);
 	after_first = fake_unmapped;
 	assert_true(after_first > 10000 && after_first < 800000);
 	limits.budget_usec = 1000000;
@@ -587,9 +585,9 @@ static void test_tick_round_on_trigger(void **state)
 	assert_true(tick.sampled && tick.above_trigger && tick.round);
 	assert_int_equal(tick.round_report.end, UPCC_ROUND_IDLE);
 	assert_true(fake_unmapped <= 10000);		/* the excess is gone in that round */
-	assert_true(run->scope.ticks_total == 4);
-	assert_true(run->scope.rounds_total == 2);
-	assert_true(run->scope.tick_rounds_total == 1);
+	assert_true(run->state.counters.ticks_total == 4);
+	assert_true(run->state.counters.rounds_total == 2);
+	assert_true(run->state.counters.tick_rounds_total == 1);
 	/* Below the trigger again: no round until the interval is up. */
 	fake_now += TICK_USEC;
 	assert_int_equal(upcc_control_tick(run, fake_sample, PAGE_SIZE, INTERVAL_USEC, &limits,
@@ -599,7 +597,7 @@ static void test_tick_round_on_trigger(void **state)
 	assert_int_equal(upcc_control_tick(run, fake_sample, PAGE_SIZE, INTERVAL_USEC, &limits,
 					   &tick), 0);
 	assert_true(tick.round && !tick.above_trigger);
-	assert_true(run->scope.rounds_total == 3);
+	assert_true(run->state.counters.rounds_total == 3);
 }
 
 /*
@@ -618,24 +616,24 @@ static void test_effective_target_raised_and_decayed(void **state)
 	fake_hot_in_use = true;
 	fake_unmapped = 170000;
 	assert_int_equal(upcc_control_round(run, fake_sample, PAGE_SIZE, &limits, &report), 0);
-	assert_true(run->scope.effective_target_pages == 30000);
-	assert_true(run->scope.effective_target_pages <= 10000 + fake_hot);
+	assert_true(run->state.effective_target_pages == 30000);
+	assert_true(run->state.effective_target_pages <= 10000 + fake_hot);
 	assert_true(fake_unmapped <= 30000 && fake_unmapped > 25000);	/* the set is kept */
-	assert_string_equal(upcc_wset_reason(&run->scope.wset), "working set in use");
+	assert_string_equal(upcc_wset_reason(&run->state.wset), "working set in use");
 	/* Refaults stop: 15 s later, half way down. */
 	fake_hot_in_use = false;
 	fake_now += 15 * INTERVAL_USEC;
-	run->scope.phase = UPCC_PHASE_RECLAIMING;
+	run->state.phase = UPCC_PHASE_RECLAIMING;
 	assert_int_equal(upcc_control_round(run, fake_sample, PAGE_SIZE, &limits, &report), 0);
-	assert_true(run->scope.effective_target_pages == 20000);
-	assert_string_equal(upcc_wset_reason(&run->scope.wset), "working set decaying");
+	assert_true(run->state.effective_target_pages == 20000);
+	assert_string_equal(upcc_wset_reason(&run->state.wset), "working set decaying");
 	/* 30 s after the last use: the target. */
 	fake_now += 15 * INTERVAL_USEC;
-	run->scope.phase = UPCC_PHASE_RECLAIMING;
+	run->state.phase = UPCC_PHASE_RECLAIMING;
 	assert_int_equal(upcc_control_round(run, fake_sample, PAGE_SIZE, &limits, &report), 0);
-	assert_true(run->scope.effective_target_pages == 10000);
+	assert_true(run->state.effective_target_pages == 10000);
 	assert_true(fake_unmapped <= 10000);
-	assert_string_equal(upcc_wset_reason(&run->scope.wset), "target");
+	assert_string_equal(upcc_wset_reason(&run->state.wset), "target");
 }
 
 static void test_resolve(void **state)

@@ -16,22 +16,22 @@ static void make_runs(struct upcc_scope_run runs[2])
 {
 	memset(runs, 0, 2 * sizeof(runs[0]));
 	snprintf(runs[0].scope.name, sizeof(runs[0].scope.name), "system");
-	runs[0].scope.last.total_pages = 1000;
-	runs[0].scope.last.file_lru_pages = 300;
-	runs[0].scope.last.mapped_pages = 100;
-	runs[0].scope.last.unmapped_pages = 200;
-	runs[0].scope.policy.target_pages = 10;
-	runs[0].scope.policy.trigger_pages = 160;
-	runs[0].scope.phase = UPCC_PHASE_RECLAIMING;
-	runs[0].scope.reclaimed_pages_total = 50;
-	runs[0].scope.actions_total = 3;
-	runs[0].scope.action_errors_total = 1;
-	runs[0].scope.action_usec_total = 2500000;
+	runs[0].state.last.total_pages = 1000;
+	runs[0].state.last.file_lru_pages = 300;
+	runs[0].state.last.mapped_pages = 100;
+	runs[0].state.last.unmapped_pages = 200;
+	runs[0].state.policy.target_pages = 10;
+	runs[0].state.policy.trigger_pages = 160;
+	runs[0].state.phase = UPCC_PHASE_RECLAIMING;
+	runs[0].state.counters.reclaimed_pages_total = 50;
+	runs[0].state.counters.actions_total = 3;
+	runs[0].state.counters.action_errors_total = 1;
+	runs[0].state.counters.action_usec_total = 2500000;
 	runs[0].backend.ops = &named_ops;
 	runs[0].backend_ready = true;
 	/* A name with characters the exposition format must escape. */
 	snprintf(runs[1].scope.name, sizeof(runs[1].scope.name), "a\"b\\c");
-	runs[1].scope.last.unmapped_pages = UINT64_MAX;	/* bytes beyond 64 bits */
+	runs[1].state.last.unmapped_pages = UINT64_MAX;	/* bytes beyond 64 bits */
 }
 
 static char *format(const struct upcc_scope_run *runs, size_t nr)
@@ -112,7 +112,7 @@ static void test_atomic_write(void **state)
 	snprintf(path, sizeof(path), "%s/upcc.prom", dir);
 	assert_int_equal(upcc_metrics_write(path, runs, 2, 4096, NULL), 0);
 	/* Rewriting replaces the file; the temporary never stays behind. */
-	runs[0].scope.actions_total = 4;
+	runs[0].state.counters.actions_total = 4;
 	assert_int_equal(upcc_metrics_write(path, runs, 2, 4096, NULL), 0);
 	assert_int_equal(count_entries(dir), 1);
 	assert_int_equal(upcc_read_text(path, &written), 0);

@@ -33,11 +33,11 @@ static void test_round_trip(void **state)
 	runs[0].backend.ops = &memcg_ops;
 	snprintf(runs[0].backend.why, sizeof(runs[0].backend.why), "auto: memory.reclaim works");
 	runs[0].backend_ready = true;
-	runs[0].scope.policy.target_pages = 111;
-	runs[0].scope.policy.trigger_pages = 1776;
-	runs[0].scope.reclaimed_pages_total = UINT64_MAX;
-	runs[0].scope.actions_total = 9;
-	runs[0].scope.phase = UPCC_PHASE_RECLAIMING;
+	runs[0].state.policy.target_pages = 111;
+	runs[0].state.policy.trigger_pages = 1776;
+	runs[0].state.counters.reclaimed_pages_total = UINT64_MAX;
+	runs[0].state.counters.actions_total = 9;
+	runs[0].state.phase = UPCC_PHASE_RECLAIMING;
 	snprintf(runs[1].scope.name, sizeof(runs[1].scope.name), "node1");
 	runs[1].scope.kind = UPCC_SCOPE_NODE;
 	runs[1].scope.node_id = 1;
