@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* test_wset.c - the effective target (src/efftarget.c): raised only for a
+/* test_wset.c - the effective target (src/core/wset.c): raised only for a
  * refaulting working set bigger than the target, at most target + that
  * set, decaying back to the target within 30 s once it is not in use.
  */

@@ -60,7 +60,7 @@ static void test_append_tiny(void **state)
 }
 
 /* Issue 12: text dropped because fewer than 4 bytes were left is marked
- * too, as summary.h promises ("1234567" + "; and more" in 10 bytes).
+ * too, as text.h promises ("1234567" + "; and more" in 10 bytes).
  */
 static void test_append_cut_when_nearly_full(void **state)
 {
