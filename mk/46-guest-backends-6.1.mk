@@ -5,7 +5,7 @@
 # tree kernel/VERSION-6.1 names).  Cases that must pass there: the path and
 # system scopes reach the target through fadvise with mincore, dirty and
 # mapped pages kept; memcg acts without the swappiness key (no swap in the
-# guest, as documented in src/backend_memcg.c) and refuses dirty scopes;
+# guest, as documented in src/act/backend_memcg.c) and refuses dirty scopes;
 # DAMON refuses (no DAMOS filters before 6.3); auto reaches the target.
 
 KERNEL_61 := $(BUILD)/kernel/uml-6.1/linux

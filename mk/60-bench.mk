@@ -15,16 +15,16 @@ bench-programs: $(WORKLOAD) $(INVENTORY_COST)
 
 # policy.c is linked for upcc_unmapped_file_pages(): the sampler's unmapped
 # figure is the kernel's arithmetic, not a second copy of it.
-$(WORKLOAD): bench/workload.c src/core/policy.c src/core/policy.h src/sys/cachestat.h
+$(WORKLOAD): bench/backends/workload.c src/core/policy.c src/core/policy.h src/sys/cachestat.h
 	@mkdir -p $(@D)
-	$(CC) $(BENCH_CFLAGS) -static -o $@ bench/workload.c src/core/policy.c
+	$(CC) $(BENCH_CFLAGS) -static -o $@ bench/backends/workload.c src/core/policy.c
 
 # The inventory's costs: walk, refresh, mount table (docs/backends.md).
-$(INVENTORY_COST): bench/inventory-cost.c $(call usr_archives,$(BUILD),inventory)
+$(INVENTORY_COST): bench/inventory/cost.c $(call usr_archives,$(BUILD),inventory)
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -D_GNU_SOURCE -o $@ $^
 
 # BENCH_ARGS is passed through, e.g. make bench BENCH_ARGS="--interval 100".
 # The kernel target is mk/20-kernel.mk's, the static builds mk/10-userspace.mk's.
 bench: kernel $(WORKLOAD) $(BUILD)/static/upcd $(BUILD)/static/upcc
-	bench/run.sh $(BENCH_ARGS)
+	bench/backends/run.sh $(BENCH_ARGS)

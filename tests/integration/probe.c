@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * probe.c - the integration suite's independent instruments: residency by
- * raw cachestat(2) (own code, not src/residency.c, so upcd is not measured
+ * raw cachestat(2) (own code, not src/sys/residency.c, so upcd is not measured
  * with its own ruler), a process that keeps a file mapped, and a FIFO
  * watcher that notices if anyone opens a FIFO for reading.
  *

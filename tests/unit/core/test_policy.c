@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* test_policy.c - the seed's policy arithmetic (src/policy.c). */
+/* test_policy.c - the seed's policy arithmetic (src/core/policy.c). */
 #include "unit.h"
 #include "core/policy.h"
 

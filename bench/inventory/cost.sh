@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# inventory-cost.sh [--files N] [--dirs D] - the inventory's cost on a big
+# bench/inventory/cost.sh [--files N] [--dirs D] - the inventory's cost on a big
 # tree, beside find(1): N (100000) one-page files in D (200) directories
-# under build/bench-inventory/ (bench/make-tree.sh: made once, on the repo's disk, read into the
+# under build/bench-inventory/ (bench/inventory/make-tree.sh: made once, on the repo's disk, read into the
 # page cache before each measurement), then
 #   build/bench/inventory-cost walk TREE      the walk alone
 #   build/bench/inventory-cost refresh TREE   walk + residency + table
@@ -9,7 +9,7 @@
 #   find TREE -type f                         the baseline
 # each with wall time and peak RSS from /usr/bin/time.  Reads only.
 set -eu
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 files=100000
 dirs=200
 while [ $# -gt 0 ]; do
@@ -23,7 +23,7 @@ done
 make -s build/bench/inventory-cost build/upcc
 work=$PWD/build/bench-inventory
 tree=$work/tree
-bench/make-tree.sh "$work" "$files" 4 "$dirs"
+bench/inventory/make-tree.sh "$work" "$files" 4 "$dirs"
 echo "tree: $(cat "$work/stamp") ($(du -sh "$tree" | cut -f1))"
 measure() {	# measure NAME COMMAND...
 	local name=$1

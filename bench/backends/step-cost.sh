@@ -2,7 +2,7 @@
 # step-cost.sh - what one `upcd --once` drain of a path scope costs, for one
 # or more upcd binaries side by side (e.g. before and after a change).
 #
-# usage: bench/step-cost.sh [--files N] [--kib K] [--runs R] [--target SIZE]
+# usage: bench/backends/step-cost.sh [--files N] [--kib K] [--runs R] [--target SIZE]
 #                           [--trigger SIZE] [UPCD...]
 #
 # Makes a tree of N (3000) files of K (64) KiB under build/bench-step/, on the
@@ -17,9 +17,9 @@
 #
 # An older binary to compare with:
 #   git worktree add /tmp/upcc-old REV && make -C /tmp/upcc-old build/upcd
-#   bench/step-cost.sh /tmp/upcc-old/build/upcd build/upcd
+#   bench/backends/step-cost.sh /tmp/upcc-old/build/upcd build/upcd
 set -eu
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 files=3000
 kib=64
 runs=3
@@ -45,7 +45,7 @@ done
 
 work=$PWD/build/bench-step
 tree=$work/tree
-bench/make-tree.sh "$work" "$files" "$kib" $(((files + 299) / 300))
+bench/inventory/make-tree.sh "$work" "$files" "$kib" $(((files + 299) / 300))
 
 # One drain; prints "wall_ms steps asked reclaimed over end_unmapped".
 drain() {

@@ -1,7 +1,7 @@
 #!/bin/sh
 # guest-bench.sh - runs INSIDE the benchmark's UML guest (busybox sh, root).
 # For each control MODE, on the same workload, it records a sampler trace
-# and the control's own figures into OUTDIR/MODE.*; bench/report.sh turns
+# and the control's own figures into OUTDIR/MODE.*; bench/backends/report.sh turns
 # them into the table.  Never run on the host: it drops caches.
 #
 # usage: guest-bench.sh BINDIR DATADEV OUTDIR TARGET_KB TRIGGER_KB INTERVAL_MS

@@ -2,7 +2,7 @@
 # report.sh - turn one benchmark run's raw files (OUTDIR/MODE.{tsv,info,
 # hotset,maphold}) into the side-by-side table, in Markdown.
 #
-# usage: bench/report.sh OUTDIR TARGET_KB TRIGGER_KB MODE...
+# usage: bench/backends/report.sh OUTDIR TARGET_KB TRIGGER_KB MODE...
 #
 # Columns (all over the measured window: stream start to stream end):
 #   peak/mean unmapped   file LRU - Mapped from /proc/meminfo every 100 ms

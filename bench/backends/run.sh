@@ -2,7 +2,7 @@
 # run.sh - the userspace backend benchmark: one UML guest boot, every control
 # on the same workload, one table.  `make bench` runs it.
 #
-# usage: bench/run.sh [--modes "none drop_caches fadvise memcg damon dropcache auto"]
+# usage: bench/backends/run.sh [--modes "none drop_caches fadvise memcg damon dropcache auto"]
 #                     [--target KB] [--trigger KB] [--interval MS]
 #                     [--rate MIB_PER_S] [--hot-pause MS] [--mem SIZE]
 #
@@ -17,7 +17,7 @@
 # Raw traces stay in build/bench/out/ (MODE.tsv, MODE.info, ...); the table
 # goes to stdout and to build/bench/out/table.md.
 set -eu
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 repo=$PWD
 work=$repo/build/bench
 kernel=${KERNEL:-$repo/build/kernel/uml/linux}
@@ -83,14 +83,14 @@ echo "bench: booting the guest ($mem) for: $modes"
 # shellcheck disable=SC2086
 "$uml_run" --kernel "$kernel" --mem "$mem" --disk-cow "$image" \
 	--share "$bindir:/opt/upcc" --share "$out:/mnt/out" --timeout 1200 -- \
-	"$repo/bench/guest-bench.sh" /opt/upcc /dev/ubda /mnt/out \
+	"$repo/bench/backends/guest-bench.sh" /opt/upcc /dev/ubda /mnt/out \
 	"$target_kb" "$trigger_kb" "$interval_ms" "$stream_mibps" "$hot_pause_ms" $modes
 
 # shellcheck disable=SC2086
 {
-	echo "command: bench/run.sh --modes \"$modes\" --target $target_kb --trigger $trigger_kb" \
+	echo "command: bench/backends/run.sh --modes \"$modes\" --target $target_kb --trigger $trigger_kb" \
 		"--interval $interval_ms --rate $stream_mibps --hot-pause $hot_pause_ms --mem $mem"
 	echo "kernel: $(strings "$kernel" | grep -m1 -o 'Linux version [^ ]*' || echo '?')"
 	echo
-	bench/report.sh "$out" "$target_kb" "$trigger_kb" $modes
+	bench/backends/report.sh "$out" "$target_kb" "$trigger_kb" $modes
 } | tee "$out/table.md"

@@ -2,7 +2,7 @@
 # make-tree.sh DIR FILES KIB DIRS - a tree of FILES files of KIB KiB each,
 # spread over DIRS subdirectories of DIR/tree, synced so that every page is
 # clean.  Made once: DIR/stamp records the shape, and a different shape
-# makes it anew.  Shared by bench/step-cost.sh and bench/inventory-cost.sh.
+# makes it anew.  Shared by bench/backends/step-cost.sh and bench/inventory/cost.sh.
 set -eu
 work=$1 files=$2 kib=$3 dirs=$4
 tree=$work/tree
