@@ -28,12 +28,6 @@
 #include "lib/text.h"
 #include "sys/walk.h"
 
-/*
- * The system and node scopes act through the whole page cache, so their
- * inventory is every local disk-backed filesystem (walk.h's mount rules),
- * not "/": a guest whose root is an initramfs keeps its data on the disks
- * mounted below it.  A path scope is its tree.
- */
 /* backend->priv: the inventory, and whether a sample has just refreshed it. */
 struct fadvise_state {
 	struct upcc_inventory inv;
@@ -47,6 +41,12 @@ struct fadvise_state {
  */
 #define FADVISE_REFRESH_REUSE_USEC	(200ull * 1000)
 
+/*
+ * The system and node scopes act through the whole page cache, so their
+ * inventory is every local disk-backed filesystem (walk.h's mount rules),
+ * not "/": a guest whose root is an initramfs keeps its data on the disks
+ * mounted below it.  A path scope is its tree.
+ */
 static bool scope_uses_mounts(const struct upcc_scope *scope)
 {
 	return scope->kind == UPCC_SCOPE_SYSTEM || scope->kind == UPCC_SCOPE_NODE;

@@ -4,7 +4,7 @@
  *
  * This is the decision logic of the kernel series ("Provide unmapped page
  * cache control", kernel/patches/) written as pure functions, so that the
- * daemon (src/upcd) acts on exactly the numbers the kernel would, and the
+ * daemon (upcd) acts on exactly the numbers the kernel would, and the
  * kernel's functional tests (tests/kernel/) check the kernel against the
  * same arithmetic.  Nothing here reads or writes system state.
  *
