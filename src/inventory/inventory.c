@@ -60,9 +60,7 @@ uint32_t upcc_inv_index(const struct upcc_inventory *inv, dev_t dev, ino_t ino)
 /* fanotify marks the roots' filesystems, or says why not. */
 static void start_learning(struct upcc_inventory *inv)
 {
-	struct upcc_fanotify_view view = upcc_inv_fan_view(inv);
-
-	upcc_fanotify_start(&inv->fan, &view);
+	upcc_fanotify_start(&inv->fan, inv->roots, inv->nr_roots);
 }
 
 /* The table, empty, with no roots yet. */
@@ -245,11 +243,9 @@ int upcc_inv_sync_mount_roots(struct upcc_inventory *inv)
 			continue;
 		inv->mounts_joined++;
 		inv->fan.need_walk = true;
-		if (!upcc_hooks.no_fanotify) {
-			struct upcc_fanotify_view view = upcc_inv_fan_view(inv);
-
-			upcc_fanotify_mark_root(&inv->fan, &view, inv->nr_roots - 1);
-		}
+		if (!upcc_hooks.no_fanotify)
+			upcc_fanotify_mark_root(&inv->fan, inv->roots, inv->nr_roots,
+						inv->nr_roots - 1);
 		upcc_text_append(inv->roots_changed, sizeof(inv->roots_changed), "%smounted %s (%s)",
 				 *inv->roots_changed ? "; " : "", inv->roots[inv->nr_roots - 1].path,
 				 upcc_fanotify_root_learning(&inv->roots[inv->nr_roots - 1]));
