@@ -57,6 +57,22 @@ uint32_t upcc_inv_index(const struct upcc_inventory *inv, dev_t dev, ino_t ino)
 	return inv->slots[slot_of(inv, dev, ino)];
 }
 
+const char *upcc_inv_walk_why_name(enum upcc_inv_walk_why why)
+{
+	static const char *const names[] = {
+		[UPCC_INV_WALK_NONE] = "no walk",
+		[UPCC_INV_WALK_NO_FANOTIFY] = "no fanotify",
+		[UPCC_INV_WALK_FIRST] = "the first refresh",
+		[UPCC_INV_WALK_PERIODIC] = "the periodic walk",
+		[UPCC_INV_WALK_MOUNTS] = "the mounts changed",
+		[UPCC_INV_WALK_INTERRUPTED] = "the last refresh was interrupted",
+		[UPCC_INV_WALK_TABLE_FULL] = "the table was full",
+		[UPCC_INV_WALK_OVERFLOW] = "the fanotify queue overflowed",
+	};
+
+	return (size_t)why < sizeof(names) / sizeof(names[0]) && names[why] ? names[why] : "?";
+}
+
 /* fanotify marks the roots' filesystems, or says why not. */
 static void start_learning(struct upcc_inventory *inv)
 {

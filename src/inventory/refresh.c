@@ -289,22 +289,6 @@ static int walk_refresh(struct upcc_inventory *inv, bool all_roots)
 	return 0;
 }
 
-const char *upcc_inv_walk_why_name(enum upcc_inv_walk_why why)
-{
-	static const char *const names[] = {
-		[UPCC_INV_WALK_NONE] = "no walk",
-		[UPCC_INV_WALK_NO_FANOTIFY] = "no fanotify",
-		[UPCC_INV_WALK_FIRST] = "the first refresh",
-		[UPCC_INV_WALK_PERIODIC] = "the periodic walk",
-		[UPCC_INV_WALK_MOUNTS] = "the mounts changed",
-		[UPCC_INV_WALK_INTERRUPTED] = "the last refresh was interrupted",
-		[UPCC_INV_WALK_TABLE_FULL] = "the table was full",
-		[UPCC_INV_WALK_OVERFLOW] = "the fanotify queue overflowed",
-	};
-
-	return (size_t)why < sizeof(names) / sizeof(names[0]) && names[why] ? names[why] : "?";
-}
-
 /* Why this refresh must walk every root, or NONE: fanotify knows the rest. */
 static enum upcc_inv_walk_why why_walk_all(const struct upcc_inventory *inv)
 {
