@@ -29,6 +29,7 @@
 #include "sys/mapped.h"
 #include "sys/residency.h"
 #include "core/scope.h"
+#include "core/wset.h"
 #include "ranges.h"
 #include "sys/walk.h"
 
@@ -67,13 +68,11 @@ struct upcc_inventory_entry {
  * (remeasure_known), for at most this many refreshes.
  */
 #define UPCC_INVENTORY_REMEASURE_SCANS	8u
-/* A drop is watched for refaults for this many refreshes; a file a
- * quarter of whose dropped pages came back in them is hot: never evicted
- * for UPCC_INVENTORY_HOT_USEC after its last refault or use.
+/* A file's drop is watched for refaults for this many refreshes, and
+ * UPCC_WSET_WATCH_USEC at most; a file that came back in them (wset.h) is
+ * hot, never evicted for UPCC_WSET_HOT_USEC after its last refault or use.
  */
 #define UPCC_INVENTORY_DROP_WATCH_SCANS	8u
-#define UPCC_INVENTORY_DROP_WATCH_USEC	(10ull * 1000 * 1000)	/* and at most this long */
-#define UPCC_INVENTORY_HOT_USEC		(30ull * 1000 * 1000)
 /* A file still being read is dropped only below half of where its cache
  * ends (its reader and readahead are near the end), and only once it
  * holds twice this many pages (8 MiB).
@@ -193,8 +192,8 @@ bool upcc_inventory_entry_hot(const struct upcc_inventory_entry *entry, uint64_t
 /*
  * Note that @back_pages of what was dropped from @entry are cached again
  * (the refresh's refault check; exposed for tests): a quarter or more of
- * the dropped pages makes the file hot until @now_usec plus
- * UPCC_INVENTORY_HOT_USEC.  Returns whether it did.
+ * the dropped pages (upcc_wset_came_back) makes the file hot until
+ * @now_usec plus UPCC_WSET_HOT_USEC.  Returns whether it did.
  */
 bool upcc_inventory_note_refault(struct upcc_inventory *inv, struct upcc_inventory_entry *entry,
 				 uint64_t back_pages, uint64_t now_usec);

@@ -18,22 +18,31 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* @e came back, or was used again while hot: it is hot for
+ * UPCC_WSET_HOT_USEC from @now_usec on, and the working set is in use.
+ */
+static void keep_hot(struct upcc_inventory *inv, struct upcc_inventory_entry *e,
+		     uint64_t now_usec)
+{
+	e->hot_until_usec = now_usec + UPCC_WSET_HOT_USEC;
+	inv->last.hot_in_use = true;
+	inv->hot_used_usec = now_usec;
+}
+
 bool upcc_inventory_note_refault(struct upcc_inventory *inv, struct upcc_inventory_entry *e,
 				 uint64_t back_pages, uint64_t now_usec)
 {
-	bool hot = back_pages && back_pages >= (e->drop_pages + 3) / 4;
+	bool hot = upcc_wset_came_back(back_pages, e->drop_pages);
 
 	if (hot) {
-		e->hot_until_usec = now_usec + UPCC_INVENTORY_HOT_USEC;
+		keep_hot(inv, e, now_usec);
 		inv->last.refaulted_pages += back_pages < e->drop_pages ? back_pages : e->drop_pages;
-		inv->last.hot_in_use = true;
-		inv->hot_used_usec = now_usec;
 	}
 	/* Judged once it came back, or given up after the watch: a stream
 	 * read past never comes back.
 	 */
 	if (hot || inv->scan - e->drop_scan >= UPCC_INVENTORY_DROP_WATCH_SCANS ||
-	    now_usec - e->drop_usec >= UPCC_INVENTORY_DROP_WATCH_USEC)
+	    now_usec - e->drop_usec >= UPCC_WSET_WATCH_USEC)
 		e->drop_watch_pages = e->drop_pages = e->drop_left_pages = 0;
 	return hot;
 }
@@ -51,11 +60,8 @@ static void check_working_set(struct upcc_inventory *inv, struct upcc_inventory_
 		return;
 	/* Its ranges' refaults are its use, as the whole file's are. */
 	if (touched || e->cached_pages > cached_before ||
-	    (e->ranges && upcc_ranges_watch(e->ranges, fd, st, now))) {
-		e->hot_until_usec = now + UPCC_INVENTORY_HOT_USEC;
-		inv->last.hot_in_use = true;
-		inv->hot_used_usec = now;
-	}
+	    (e->ranges && upcc_ranges_watch(e->ranges, fd, st, now)))
+		keep_hot(inv, e, now);
 	inv->last.hot_pages += upcc_inv_entry_hot_pages(e, e->cached_pages, now);
 	inv->last.hot_files++;
 }
@@ -65,11 +71,8 @@ static void note_use(struct upcc_inventory *inv, struct upcc_inventory_entry *e)
 	uint64_t now = upcc_monotonic_usec();
 
 	e->idle_scans = 0;
-	if (upcc_inventory_entry_hot(e, now)) {
-		e->hot_until_usec = now + UPCC_INVENTORY_HOT_USEC;
-		inv->last.hot_in_use = true;
-		inv->hot_used_usec = now;
-	}
+	if (upcc_inventory_entry_hot(e, now))
+		keep_hot(inv, e, now);
 }
 
 static int measure_and_note(struct upcc_inventory *inv, int fd, const struct stat *st,
