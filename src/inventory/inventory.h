@@ -75,9 +75,10 @@ struct upcc_inventory_entry {
 #define UPCC_INVENTORY_DROP_WATCH_SCANS	8u
 /* A file still being read is dropped only below half of where its cache
  * ends (its reader and readahead are near the end), and only once it
- * holds twice this many pages (8 MiB).
+ * holds twice this much (8 MiB).  In bytes, as readahead is sized
+ * (read_ahead_kb); drop.c counts it in pages of upcc_page_size().
  */
-#define UPCC_INVENTORY_READAHEAD_PAGES	1024u
+#define UPCC_INVENTORY_READAHEAD_BYTES	(4ull << 20)
 /* The working set counts as in use (efftarget.h) this long after its last use. */
 #define UPCC_INVENTORY_IN_USE_USEC	(2ull * 1000 * 1000)
 

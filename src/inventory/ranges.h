@@ -38,8 +38,17 @@
 
 #include "core/wset.h"
 
+/*
+ * Page counts, not bytes as elsewhere in upcc (upcc_page_size()): a range
+ * is a fixed number of pages, whose counts its state keeps in 16 bits and
+ * whose quarter and eighths are judged in pages.  The numbers were chosen
+ * and measured on 4 KiB pages, where a range is 2 MiB (the largest
+ * page-cache folio on x86-64, so no folio straddles two ranges) and files
+ * of 32 MiB and more are judged by ranges; on larger pages both are as
+ * many times larger, which nothing here has measured.
+ */
 #define UPCC_RANGE_PAGES	512u		/* 2 MiB of 4 KiB pages */
-#define UPCC_RANGES_MIN_PAGES	(16u * UPCC_RANGE_PAGES)	/* files of 32 MiB and more */
+#define UPCC_RANGES_MIN_PAGES	(16u * UPCC_RANGE_PAGES)	/* 32 MiB of 4 KiB pages */
 #define UPCC_RANGE_HOT_MAX_SHIFT 3u
 #define UPCC_RANGE_PROBES	8u		/* a hot range is probed by 1/8 */
 #define UPCC_RANGE_PROBE_PAGES	(UPCC_RANGE_PAGES / UPCC_RANGE_PROBES)
