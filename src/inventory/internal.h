@@ -49,10 +49,11 @@ bool upcc_inv_hot_in_use(const struct upcc_inventory *inv, uint64_t now_usec);
 
 /* ---- refresh.c: the refresh, for sample.c and drop.c --------------------- */
 
-/* fanotify's view of the inventory, its callbacks the refresh's measure:
- * the table marks roots with it, the refresh and the tick drain events.
+/* Read fanotify's queued events into the table (none without fanotify),
+ * at most UPCC_INVENTORY_DRAIN_EVENTS_PER_ENTRY per entry it holds: the
+ * refresh's and the tick's drain.  An overflow sets fan.need_walk.
  */
-struct upcc_fanotify_view upcc_inv_fan_view(struct upcc_inventory *inv);
+void upcc_inv_drain_events(struct upcc_inventory *inv);
 
 /* A file a pass (walk, measure, eviction) opened: every so many, the
  * fanotify queue is read so our own events cannot overflow it.  What is

@@ -419,6 +419,14 @@ uint64_t upcc_inv_entry_hot_pages(const struct upcc_inventory_entry *e, uint64_t
 	return hot < cached ? hot : cached;
 }
 
+/* Was @e named by an open event at most UPCC_INVENTORY_OPENED_KEEP_SCANS
+ * refreshes ago?
+ */
+static bool opened_lately(const struct upcc_inventory *inv, const struct upcc_inventory_entry *e)
+{
+	return e->opened_scan + UPCC_INVENTORY_OPENED_KEEP_SCANS >= inv->scan;
+}
+
 /* Forget files the last walk did not see (deleted, moved out) or that hold
  * no cache any more.
  */
@@ -432,7 +440,7 @@ void upcc_inv_drop_stale(struct upcc_inventory *inv)
 		/* A file dropped and watched for refaults, or just opened,
 		 * is kept with no cache; it was seen this refresh all the same.
 		 */
-		bool keep_empty = e->drop_watch_pages || e->opened_scan + 2 >= inv->scan;
+		bool keep_empty = e->drop_watch_pages || opened_lately(inv, e);
 
 		if (e->seen_scan != inv->scan || (!e->cached_pages && !keep_empty)) {
 			free(e->path);

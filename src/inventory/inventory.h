@@ -79,6 +79,11 @@ struct upcc_inventory_entry {
  * (read_ahead_kb); drop.c counts it in pages of upcc_page_size().
  */
 #define UPCC_INVENTORY_READAHEAD_BYTES	(4ull << 20)
+/* A file an open event named is kept with no cache yet until this many
+ * refreshes after the one its open was noted in, so that the sampling
+ * tick sees a stream read into it before it is closed.
+ */
+#define UPCC_INVENTORY_OPENED_KEEP_SCANS	2u
 /* The working set counts as in use (efftarget.h) this long after its last use. */
 #define UPCC_INVENTORY_IN_USE_USEC	(2ull * 1000 * 1000)
 
@@ -103,6 +108,13 @@ struct upcc_inventory_totals {
  * so only for a table this small (and then keeps uncached files in it).
  */
 #define UPCC_INVENTORY_TICK_MAX_FILES	4096u
+
+/* A drain of fanotify's queue (the refresh's and the tick's) reads at most
+ * this many events per entry the table holds: a file's open and its close
+ * can come as two events, so about a table's worth of files; on a busy
+ * filesystem the rest wait for the next drain.
+ */
+#define UPCC_INVENTORY_DRAIN_EVENTS_PER_ENTRY	2u
 
 /* /proc/PID/maps of every process is read again at most this often. */
 #define UPCC_INVENTORY_MAPPED_RELOAD_USEC	(2ull * 1000 * 1000)

@@ -147,15 +147,26 @@ static bool fan_known(void *ctx, dev_t dev, ino_t ino)
 }
 
 /* What fanotify sees of the inventory: the roots, and how to note a file. */
-struct upcc_fanotify_view upcc_inv_fan_view(struct upcc_inventory *inv)
+static struct upcc_fanotify_view fan_view(struct upcc_inventory *inv)
 {
 	return (struct upcc_fanotify_view){ .roots = inv->roots, .nr_roots = inv->nr_roots,
 					    .learn = fan_learn, .known = fan_known, .ctx = inv };
 }
 
+void upcc_inv_drain_events(struct upcc_inventory *inv)
+{
+	struct upcc_fanotify_view view;
+
+	if (inv->fan.fd < 0)
+		return;
+	view = fan_view(inv);
+	upcc_fanotify_drain(&inv->fan, &view,
+			    UPCC_INVENTORY_DRAIN_EVENTS_PER_ENTRY * (uint64_t)inv->capacity);
+}
+
 void upcc_inv_note_own_open(struct upcc_inventory *inv)
 {
-	struct upcc_fanotify_view view = upcc_inv_fan_view(inv);
+	struct upcc_fanotify_view view = fan_view(inv);
 
 	upcc_fanotify_note_own_open(&inv->fan, &view, inv->capacity - inv->count);
 }
@@ -343,12 +354,7 @@ int upcc_inventory_refresh(struct upcc_inventory *inv)
 		if (err)
 			return err;
 	}
-	if (fan->fd >= 0) {
-		struct upcc_fanotify_view view = upcc_inv_fan_view(inv);
-
-		/* may set need_walk on overflow */
-		upcc_fanotify_drain(fan, &view, 2 * (uint64_t)inv->capacity);
-	}
+	upcc_inv_drain_events(inv);	/* may set need_walk on overflow */
 	inv->walk_why = why_walk_all(inv);
 	if (inv->walk_why != UPCC_INV_WALK_NONE) {
 		inv->dropped_since_walk = 0;
