@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * invevict.c - eviction from the inventory: its files in the order they
+ * drop.c - eviction from the inventory: its files in the order they
  * go, coldest first, each dropped behind its reader and watched for
- * refaults (the refresh, invrefresh.c, checks the watch).
+ * refaults (the refresh, refresh.c, checks the watch).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE	/* AT_FDCWD */

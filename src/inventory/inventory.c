@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * inventory.c - the bounded table of a scope's cached files, by (dev, ino),
- * with the roots it is learnt from.  Its refresh is invrefresh.c, eviction
- * from it invevict.c, the samples invsample.c; the mapped-file set is
- * mapped.c, per-file eviction evict.c, fanotify learning fanotify.c.
+ * with the roots it is learnt from.  Its refresh is refresh.c, eviction
+ * from it drop.c, the samples sample.c, a large file's ranges ranges.c;
+ * the mapped-file set is sys/mapped.c, per-file eviction sys/evict.c,
+ * fanotify learning sys/fanotify.c.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE	/* realpath, strdup */

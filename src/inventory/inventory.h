@@ -2,15 +2,22 @@
 /*
  * inventory.h - the cached files of a scope, coldest first, in bounded memory.
  *
- * A fixed-capacity table keyed by (dev, ino).  Each refresh walks the
- * scope's tree (walk.h), measures every file's residency (residency.h) and
- * updates the table; files with no cached pages are not kept.  Coldness is
- * "scans in a row in which the file's cached pages did not grow and its
- * atime did not move": a file that is being read keeps growing or has its
- * pages refaulted in, a file nobody touches only ever shrinks.  Ties go to
- * the older atime, then to the larger cache (more pages per syscall).
- * When the table is full the half with the fewest cached pages is dropped:
- * the files that matter to reclaim are the big ones.
+ * A fixed-capacity table keyed by (dev, ino), kept by refreshes.  A
+ * refresh walks the scope's tree (sys/walk.h) only when it must: the
+ * first, every UPCC_INVENTORY_REWALK_EVERY-th, all without fanotify, and
+ * any after fanotify lost track (enum upcc_inv_walk_why).  The others
+ * learn the files opened since from fanotify (sys/fanotify.h) and measure
+ * again those the table knows that can have changed.  Each file measured
+ * (sys/residency.h) updates the table; files with no cached pages are not
+ * kept.
+ *
+ * Coldness is "scans in a row in which the file's cached pages did not
+ * grow and its atime did not move": a file that is being read keeps
+ * growing or has its pages refaulted in, a file nobody touches only ever
+ * shrinks.  Ties go to the older atime, then to the larger cache (more
+ * pages per syscall).  When the table is full the half with the fewest
+ * cached pages is dropped: the files that matter to reclaim are the big
+ * ones.
  *
  * Files some process maps (from /proc/PID/maps) are counted as mapped and
  * never evicted.
@@ -64,8 +71,11 @@ struct upcc_inventory_entry {
 	struct upcc_ranges *ranges;
 };
 
-/* A refresh counts a file nothing can have grown as last measured
- * (remeasure_known), for at most this many refreshes.
+/* A refresh that does not walk takes a known file that nothing can have
+ * grown (no event, no growth, the same size) as it was last measured: one
+ * stat instead of a measure.  What the kernel's reclaim took from it since
+ * is only seen by a measure, so one is made at least every this many
+ * refreshes.
  */
 #define UPCC_INVENTORY_REMEASURE_SCANS	8u
 /* A file's drop is watched for refaults for this many refreshes, and
@@ -84,7 +94,7 @@ struct upcc_inventory_entry {
  * tick sees a stream read into it before it is closed.
  */
 #define UPCC_INVENTORY_OPENED_KEEP_SCANS	2u
-/* The working set counts as in use (efftarget.h) this long after its last use. */
+/* The working set counts as in use (core/wset.h) this long after its last use. */
 #define UPCC_INVENTORY_IN_USE_USEC	(2ull * 1000 * 1000)
 
 /* What one refresh saw, summed over the tree's files, in pages. */
@@ -192,14 +202,14 @@ int upcc_inventory_init_mounts(struct upcc_inventory *inv, const struct upcc_mou
 			       size_t capacity);
 void upcc_inventory_fini(struct upcc_inventory *inv);
 
-/* Update the table and inv->last: the first refresh (and every
- * UPCC_INVENTORY_REWALK_EVERY-th, and any after a fanotify overflow) walks
- * the tree; the others re-measure the known files and add those fanotify
- * reported.  inv->last then covers the files the table knows.  0 or -errno.
+/* Update the table and inv->last: walk the tree when it must (above,
+ * inv->walk_why says why), else re-measure the known files that can have
+ * changed and add those fanotify reported.  inv->last then covers the
+ * files the table knows.  0 or -errno.
  */
 int upcc_inventory_refresh(struct upcc_inventory *inv);
 
-/* Is @entry protected now (it refaulted, efftarget.h)? */
+/* Is @entry protected now (it came back, core/wset.h)? */
 bool upcc_inventory_entry_hot(const struct upcc_inventory_entry *entry, uint64_t now_usec);
 
 /*

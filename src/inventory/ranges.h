@@ -26,7 +26,7 @@
  *    eighth of which can be dropped (large folios across them) goes whole;
  *  - the file's working set is the cache of its hot ranges only.
  *
- * The caller keeps the mapped and dirty rules (evict.c); this file only
+ * The caller keeps the mapped and dirty rules (sys/evict.h); this file only
  * measures ranges, drops them with POSIX_FADV_DONTNEED and keeps their state.
  */
 #ifndef UPCC_RANGES_H

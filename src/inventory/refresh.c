@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * invrefresh.c - the inventory's refresh: the tree walked (or the files it
+ * refresh.c - the inventory's refresh: the tree walked (or the files it
  * knows measured again, and those fanotify names), each file noted in the
  * table (inventory.c) with its coldness and its refaults.
  */
