@@ -1,11 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * wset.h - the effective target: what the control aims at when the scope's
- * working set does not fit in its target.
+ * wset.h - the working set: what came back after a drop, and the
+ * effective target the control aims at when it does not fit in the target.
  *
- * A file whose pages upcd dropped and which came back (invrefresh.c measures
- * the dropped range again) is being read: it is protected for a while, and
- * its cached pages are the scope's measured refaulting set.  Evicting it
+ * The working set is what upcd dropped and a reader brought back.  Each
+ * drop, of a file or of one range of a large file (src/inventory/), is
+ * watched for UPCC_WSET_WATCH_USEC; if what came back in that time is a
+ * quarter or more of what it took (upcc_wset_came_back), that file or range
+ * is hot: it is not evicted for UPCC_WSET_HOT_USEC.  The rule is written
+ * here once, for the files and the ranges alike; each then keeps its hot
+ * time in its own way (a file's restarts on each use, a range's doubles
+ * each time it proves hot again: inventory.h, ranges.h).
+ *
+ * Its cached pages are the scope's measured refaulting set.  Evicting it
  * again would only make its reader read it back (thrashing, as senpai and
  * TMO back off on pressure), so when that set is bigger than the target the
  * target is raised to hold it: the effective target is
@@ -17,15 +24,34 @@
  * to nothing within UPCC_WSET_DECAY_USEC.  Pure arithmetic over what the
  * caller measured, so the tests drive it with a fake clock.
  */
-#ifndef UPCC_EFFTARGET_H
-#define UPCC_EFFTARGET_H
+#ifndef UPCC_WSET_H
+#define UPCC_WSET_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-/* The raise is gone this long after the working set was last seen in use. */
-#define UPCC_WSET_DECAY_USEC	(30ull * 1000 * 1000)
+/* A drop is watched for its pages to come back this long at most. */
+#define UPCC_WSET_WATCH_USEC	(10ull * 1000 * 1000)
+/* What came back is hot, never evicted, this long (from then, or from
+ * its last use: inventory.h).
+ */
+#define UPCC_WSET_HOT_USEC	(30ull * 1000 * 1000)
+
+/* Did enough of the @dropped_pages of a drop come back (@back_pages, since
+ * the drop) to make it the working set?  A quarter or more, and a page at
+ * least: the one test of "came back" for files and ranges alike.
+ */
+static inline bool upcc_wset_came_back(uint64_t back_pages, uint64_t dropped_pages)
+{
+	return back_pages && back_pages >= (dropped_pages + 3) / 4;
+}
+
+/* The raise is gone this long after the working set was last seen in use:
+ * as long as its files stay hot after their last use, so that the raise
+ * ends about when the protection of what justified it does.
+ */
+#define UPCC_WSET_DECAY_USEC	UPCC_WSET_HOT_USEC
 
 struct upcc_wset {
 	uint64_t raise_pages;		/* effective target - target, now */
@@ -49,4 +75,4 @@ uint64_t upcc_wset_update(struct upcc_wset *w, uint64_t target_pages, uint64_t h
  */
 const char *upcc_wset_reason(const struct upcc_wset *w);
 
-#endif /* UPCC_EFFTARGET_H */
+#endif /* UPCC_WSET_H */

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * invevict.c - eviction from the inventory: its files in the order they
+ * drop.c - eviction from the inventory: its files in the order they
  * go, coldest first, each dropped behind its reader and watched for
- * refaults (the refresh, invrefresh.c, checks the watch).
+ * refaults (the refresh, refresh.c, checks the watch).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE	/* AT_FDCWD */
 #endif
 #include "inventory.h"
 #include "internal.h"
+#include "core/size.h"
 #include "lib/clock.h"
 
 #include <errno.h>
@@ -44,6 +45,12 @@ static uint64_t refault_watch_end(uint64_t end_page, uint64_t run_start, uint64_
 	if (end_page < file_pages && run_start < watch)
 		watch = run_start;
 	return watch;
+}
+
+/* UPCC_INVENTORY_READAHEAD_BYTES in pages: 1024 of 4 KiB. */
+static uint64_t readahead_pages(void)
+{
+	return UPCC_INVENTORY_READAHEAD_BYTES / upcc_page_size();
 }
 
 static int compare_coldest(const void *a, const void *b)
@@ -176,7 +183,7 @@ int upcc_inventory_evict(struct upcc_inventory *inv, struct upcc_inventory_entry
 	 * end may have a reader not seen growing yet (readahead comes in
 	 * windows): it loses its head first.  Others from the tail.
 	 */
-	if (entry->active && end_page < 2 * UPCC_INVENTORY_READAHEAD_PAGES)
+	if (entry->active && end_page < 2 * readahead_pages())
 		err = upcc_evict_fd_head(fd, &st, &inv->mapped, limit_pages, 0, result);
 	else if (entry->active)
 		err = upcc_evict_fd_head(fd, &st, &inv->mapped, limit_pages,

@@ -1,16 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * inventory-internal.h - what the inventory's files share, and nothing
- * outside them includes: inventory.c (the table), invrefresh.c (the
- * refresh), invevict.c (eviction), invsample.c (the samples).  The
- * upcc_inv_ prefix marks these as private to them; the API is inventory.h.
+ * internal.h - what the inventory's files share, and nothing outside
+ * src/inventory/ includes.  The upcc_inv_ prefix marks these as private to
+ * the folder; its API is inventory.h.
+ *
+ * Calls run one way, each file calling only those before it:
+ *
+ *	ranges.c < inventory.c < refresh.c < sample.c, drop.c
+ *
+ * ranges.c (a file's ranges, ranges.h) knows no table; inventory.c is the
+ * table and its roots; refresh.c fills the table; sample.c (the samples)
+ * and drop.c (eviction) work from it.  Each section below is what one file
+ * provides, named, in that order; sample.c and drop.c provide none.
  */
 #ifndef UPCC_INVENTORY_INTERNAL_H
 #define UPCC_INVENTORY_INTERNAL_H
 
 #include "inventory.h"
 
-/* ---- inventory.c: the table ----------------------------------------------- */
+/* ---- inventory.c: the table, for refresh.c and above --------------------- */
 
 /* The refresh looks files up by (dev, ino) as the table's own code does:
  * the entry of (@dev, @ino) plus one, 0 if the table has none.
@@ -39,12 +47,13 @@ uint64_t upcc_inv_entry_hot_pages(const struct upcc_inventory_entry *e, uint64_t
 /* Whether the working set is in use, told by the refresh and by the tick. */
 bool upcc_inv_hot_in_use(const struct upcc_inventory *inv, uint64_t now_usec);
 
-/* ---- invrefresh.c: the refresh --------------------------------------------- */
+/* ---- refresh.c: the refresh, for sample.c and drop.c --------------------- */
 
-/* fanotify's view of the inventory, its callbacks the refresh's measure:
- * the table marks roots with it, the refresh and the tick drain events.
+/* Read fanotify's queued events into the table (none without fanotify),
+ * at most UPCC_INVENTORY_DRAIN_EVENTS_PER_ENTRY per entry it holds: the
+ * refresh's and the tick's drain.  An overflow sets fan.need_walk.
  */
-struct upcc_fanotify_view upcc_inv_fan_view(struct upcc_inventory *inv);
+void upcc_inv_drain_events(struct upcc_inventory *inv);
 
 /* A file a pass (walk, measure, eviction) opened: every so many, the
  * fanotify queue is read so our own events cannot overflow it.  What is

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * inventory.c - the bounded table of a scope's cached files, by (dev, ino),
- * with the roots it is learnt from.  Its refresh is invrefresh.c, eviction
- * from it invevict.c, the samples invsample.c; the mapped-file set is
- * mapped.c, per-file eviction evict.c, fanotify learning fanotify.c.
+ * with the roots it is learnt from.  Its refresh is refresh.c, eviction
+ * from it drop.c, the samples sample.c, a large file's ranges ranges.c;
+ * the mapped-file set is sys/mapped.c, per-file eviction sys/evict.c,
+ * fanotify learning sys/fanotify.c.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE	/* realpath, strdup */
@@ -57,12 +58,26 @@ uint32_t upcc_inv_index(const struct upcc_inventory *inv, dev_t dev, ino_t ino)
 	return inv->slots[slot_of(inv, dev, ino)];
 }
 
+const char *upcc_inv_walk_why_name(enum upcc_inv_walk_why why)
+{
+	static const char *const names[] = {
+		[UPCC_INV_WALK_NONE] = "no walk",
+		[UPCC_INV_WALK_NO_FANOTIFY] = "no fanotify",
+		[UPCC_INV_WALK_FIRST] = "the first refresh",
+		[UPCC_INV_WALK_PERIODIC] = "the periodic walk",
+		[UPCC_INV_WALK_MOUNTS] = "the mounts changed",
+		[UPCC_INV_WALK_INTERRUPTED] = "the last refresh was interrupted",
+		[UPCC_INV_WALK_TABLE_FULL] = "the table was full",
+		[UPCC_INV_WALK_OVERFLOW] = "the fanotify queue overflowed",
+	};
+
+	return (size_t)why < sizeof(names) / sizeof(names[0]) && names[why] ? names[why] : "?";
+}
+
 /* fanotify marks the roots' filesystems, or says why not. */
 static void start_learning(struct upcc_inventory *inv)
 {
-	struct upcc_fanotify_view view = upcc_inv_fan_view(inv);
-
-	upcc_fanotify_start(&inv->fan, &view);
+	upcc_fanotify_start(&inv->fan, inv->roots, inv->nr_roots);
 }
 
 /* The table, empty, with no roots yet. */
@@ -245,11 +260,9 @@ int upcc_inv_sync_mount_roots(struct upcc_inventory *inv)
 			continue;
 		inv->mounts_joined++;
 		inv->fan.need_walk = true;
-		if (!upcc_hooks.no_fanotify) {
-			struct upcc_fanotify_view view = upcc_inv_fan_view(inv);
-
-			upcc_fanotify_mark_root(&inv->fan, &view, inv->nr_roots - 1);
-		}
+		if (!upcc_hooks.no_fanotify)
+			upcc_fanotify_mark_root(&inv->fan, inv->roots, inv->nr_roots,
+						inv->nr_roots - 1);
 		upcc_text_append(inv->roots_changed, sizeof(inv->roots_changed), "%smounted %s (%s)",
 				 *inv->roots_changed ? "; " : "", inv->roots[inv->nr_roots - 1].path,
 				 upcc_fanotify_root_learning(&inv->roots[inv->nr_roots - 1]));
@@ -407,6 +420,14 @@ uint64_t upcc_inv_entry_hot_pages(const struct upcc_inventory_entry *e, uint64_t
 	return hot < cached ? hot : cached;
 }
 
+/* Was @e named by an open event at most UPCC_INVENTORY_OPENED_KEEP_SCANS
+ * refreshes ago?
+ */
+static bool opened_lately(const struct upcc_inventory *inv, const struct upcc_inventory_entry *e)
+{
+	return e->opened_scan + UPCC_INVENTORY_OPENED_KEEP_SCANS >= inv->scan;
+}
+
 /* Forget files the last walk did not see (deleted, moved out) or that hold
  * no cache any more.
  */
@@ -420,7 +441,7 @@ void upcc_inv_drop_stale(struct upcc_inventory *inv)
 		/* A file dropped and watched for refaults, or just opened,
 		 * is kept with no cache; it was seen this refresh all the same.
 		 */
-		bool keep_empty = e->drop_watch_pages || e->opened_scan + 2 >= inv->scan;
+		bool keep_empty = e->drop_watch_pages || opened_lately(inv, e);
 
 		if (e->seen_scan != inv->scan || (!e->cached_pages && !keep_empty)) {
 			free(e->path);

@@ -2,15 +2,22 @@
 /*
  * inventory.h - the cached files of a scope, coldest first, in bounded memory.
  *
- * A fixed-capacity table keyed by (dev, ino).  Each refresh walks the
- * scope's tree (walk.h), measures every file's residency (residency.h) and
- * updates the table; files with no cached pages are not kept.  Coldness is
- * "scans in a row in which the file's cached pages did not grow and its
- * atime did not move": a file that is being read keeps growing or has its
- * pages refaulted in, a file nobody touches only ever shrinks.  Ties go to
- * the older atime, then to the larger cache (more pages per syscall).
- * When the table is full the half with the fewest cached pages is dropped:
- * the files that matter to reclaim are the big ones.
+ * A fixed-capacity table keyed by (dev, ino), kept by refreshes.  A
+ * refresh walks the scope's tree (sys/walk.h) only when it must: the
+ * first, every UPCC_INVENTORY_REWALK_EVERY-th, all without fanotify, and
+ * any after fanotify lost track (enum upcc_inv_walk_why).  The others
+ * learn the files opened since from fanotify (sys/fanotify.h) and measure
+ * again those the table knows that can have changed.  Each file measured
+ * (sys/residency.h) updates the table; files with no cached pages are not
+ * kept.
+ *
+ * Coldness is "scans in a row in which the file's cached pages did not
+ * grow and its atime did not move": a file that is being read keeps
+ * growing or has its pages refaulted in, a file nobody touches only ever
+ * shrinks.  Ties go to the older atime, then to the larger cache (more
+ * pages per syscall).  When the table is full the half with the fewest
+ * cached pages is dropped: the files that matter to reclaim are the big
+ * ones.
  *
  * Files some process maps (from /proc/PID/maps) are counted as mapped and
  * never evicted.
@@ -29,6 +36,7 @@
 #include "sys/mapped.h"
 #include "sys/residency.h"
 #include "core/scope.h"
+#include "core/wset.h"
 #include "ranges.h"
 #include "sys/walk.h"
 
@@ -63,23 +71,30 @@ struct upcc_inventory_entry {
 	struct upcc_ranges *ranges;
 };
 
-/* A refresh counts a file nothing can have grown as last measured
- * (remeasure_known), for at most this many refreshes.
+/* A refresh that does not walk takes a known file that nothing can have
+ * grown (no event, no growth, the same size) as it was last measured: one
+ * stat instead of a measure.  What the kernel's reclaim took from it since
+ * is only seen by a measure, so one is made at least every this many
+ * refreshes.
  */
 #define UPCC_INVENTORY_REMEASURE_SCANS	8u
-/* A drop is watched for refaults for this many refreshes; a file a
- * quarter of whose dropped pages came back in them is hot: never evicted
- * for UPCC_INVENTORY_HOT_USEC after its last refault or use.
+/* A file's drop is watched for refaults for this many refreshes, and
+ * UPCC_WSET_WATCH_USEC at most; a file that came back in them (wset.h) is
+ * hot, never evicted for UPCC_WSET_HOT_USEC after its last refault or use.
  */
 #define UPCC_INVENTORY_DROP_WATCH_SCANS	8u
-#define UPCC_INVENTORY_DROP_WATCH_USEC	(10ull * 1000 * 1000)	/* and at most this long */
-#define UPCC_INVENTORY_HOT_USEC		(30ull * 1000 * 1000)
 /* A file still being read is dropped only below half of where its cache
  * ends (its reader and readahead are near the end), and only once it
- * holds twice this many pages (8 MiB).
+ * holds twice this much (8 MiB).  In bytes, as readahead is sized
+ * (read_ahead_kb); drop.c counts it in pages of upcc_page_size().
  */
-#define UPCC_INVENTORY_READAHEAD_PAGES	1024u
-/* The working set counts as in use (efftarget.h) this long after its last use. */
+#define UPCC_INVENTORY_READAHEAD_BYTES	(4ull << 20)
+/* A file an open event named is kept with no cache yet until this many
+ * refreshes after the one its open was noted in, so that the sampling
+ * tick sees a stream read into it before it is closed.
+ */
+#define UPCC_INVENTORY_OPENED_KEEP_SCANS	2u
+/* The working set counts as in use (core/wset.h) this long after its last use. */
 #define UPCC_INVENTORY_IN_USE_USEC	(2ull * 1000 * 1000)
 
 /* What one refresh saw, summed over the tree's files, in pages. */
@@ -103,6 +118,13 @@ struct upcc_inventory_totals {
  * so only for a table this small (and then keeps uncached files in it).
  */
 #define UPCC_INVENTORY_TICK_MAX_FILES	4096u
+
+/* A drain of fanotify's queue (the refresh's and the tick's) reads at most
+ * this many events per entry the table holds: a file's open and its close
+ * can come as two events, so about a table's worth of files; on a busy
+ * filesystem the rest wait for the next drain.
+ */
+#define UPCC_INVENTORY_DRAIN_EVENTS_PER_ENTRY	2u
 
 /* /proc/PID/maps of every process is read again at most this often. */
 #define UPCC_INVENTORY_MAPPED_RELOAD_USEC	(2ull * 1000 * 1000)
@@ -180,21 +202,21 @@ int upcc_inventory_init_mounts(struct upcc_inventory *inv, const struct upcc_mou
 			       size_t capacity);
 void upcc_inventory_fini(struct upcc_inventory *inv);
 
-/* Update the table and inv->last: the first refresh (and every
- * UPCC_INVENTORY_REWALK_EVERY-th, and any after a fanotify overflow) walks
- * the tree; the others re-measure the known files and add those fanotify
- * reported.  inv->last then covers the files the table knows.  0 or -errno.
+/* Update the table and inv->last: walk the tree when it must (above,
+ * inv->walk_why says why), else re-measure the known files that can have
+ * changed and add those fanotify reported.  inv->last then covers the
+ * files the table knows.  0 or -errno.
  */
 int upcc_inventory_refresh(struct upcc_inventory *inv);
 
-/* Is @entry protected now (it refaulted, efftarget.h)? */
+/* Is @entry protected now (it came back, core/wset.h)? */
 bool upcc_inventory_entry_hot(const struct upcc_inventory_entry *entry, uint64_t now_usec);
 
 /*
  * Note that @back_pages of what was dropped from @entry are cached again
  * (the refresh's refault check; exposed for tests): a quarter or more of
- * the dropped pages makes the file hot until @now_usec plus
- * UPCC_INVENTORY_HOT_USEC.  Returns whether it did.
+ * the dropped pages (upcc_wset_came_back) makes the file hot until
+ * @now_usec plus UPCC_WSET_HOT_USEC.  Returns whether it did.
  */
 bool upcc_inventory_note_refault(struct upcc_inventory *inv, struct upcc_inventory_entry *entry,
 				 uint64_t back_pages, uint64_t now_usec);

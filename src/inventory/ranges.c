@@ -61,11 +61,11 @@ static int range_cached(int fd, const struct stat *st, uint64_t index, uint16_t 
 }
 
 /*
- * One dropped range measured again: a quarter of what the drop took back
- * makes it hot, for longer each time; the watch ends when it is judged or
- * has run out (a range read once never comes back).  A watch that ran out
- * with nothing back ends the range's record of being hot, so that its
- * next drop is whole again.  One with a little back keeps it: an eighth
+ * One dropped range measured again: if it came back (a quarter of what
+ * the drop took, core/wset.h) it is hot, for longer each time; the watch
+ * ends when it is judged or has run out (a range read once never comes
+ * back).  A watch that ran out with nothing back ends the range's record
+ * of being hot, so that its next drop is whole again.  One with a little back keeps it: an eighth
  * is a small sample, and a range still in use whose probe fell short by
  * chance would otherwise lose all of it at its next drop.
  * Returns the pages back if it proved hot, else 0.
@@ -73,19 +73,19 @@ static int range_cached(int fd, const struct stat *st, uint64_t index, uint16_t 
 static uint64_t judge_range(struct upcc_range *r, uint16_t cached, uint64_t now_usec)
 {
 	uint64_t back = cached > r->left ? (uint64_t)(cached - r->left) : 0;
-	bool hot = back && back >= ((uint64_t)r->dropped + 3) / 4;
+	bool hot = upcc_wset_came_back(back, r->dropped);
 
 	if (hot) {
 		unsigned int shift = r->hot_level < UPCC_RANGE_HOT_MAX_SHIFT ? r->hot_level
 									  : UPCC_RANGE_HOT_MAX_SHIFT;
 
-		r->hot_until_usec = now_usec + (UPCC_RANGE_HOT_USEC << shift);
+		r->hot_until_usec = now_usec + (UPCC_WSET_HOT_USEC << shift);
 		if (r->hot_level < UINT8_MAX)
 			r->hot_level++;
-	} else if (!back && now_usec - r->drop_usec >= UPCC_RANGE_WATCH_USEC) {
+	} else if (!back && now_usec - r->drop_usec >= UPCC_WSET_WATCH_USEC) {
 		r->hot_level = 0;
 	}
-	if (hot || now_usec - r->drop_usec >= UPCC_RANGE_WATCH_USEC)
+	if (hot || now_usec - r->drop_usec >= UPCC_WSET_WATCH_USEC)
 		r->dropped = r->left = 0;
 	return hot ? back : 0;
 }

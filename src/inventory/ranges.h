@@ -13,10 +13,10 @@
  *  - a range whose cache did not grow between two looks may be dropped,
  *    the least cached first (a range read a little at random is used less
  *    than one cached whole), the later in the file first on a tie;
- *  - a dropped range a quarter of whose pages come back within
- *    UPCC_RANGE_WATCH_USEC is hot: kept for UPCC_RANGE_HOT_USEC, twice
- *    that each time it proves hot again (up to 8x), so a working set is
- *    probed less and less often;
+ *  - a dropped range that came back within UPCC_WSET_WATCH_USEC (a
+ *    quarter of its pages: core/wset.h, the files' rule) is hot: kept for
+ *    UPCC_WSET_HOT_USEC, twice that each time it proves hot again (up to
+ *    8x), so a working set is probed less and less often;
  *  - a range that proved hot is probed again by an eighth of it only (the
  *    next eighth that holds cache, in turn): if it is still hot, the probe
  *    costs its reader an eighth of a range read back, not all of it; if
@@ -26,7 +26,7 @@
  *    eighth of which can be dropped (large folios across them) goes whole;
  *  - the file's working set is the cache of its hot ranges only.
  *
- * The caller keeps the mapped and dirty rules (evict.c); this file only
+ * The caller keeps the mapped and dirty rules (sys/evict.h); this file only
  * measures ranges, drops them with POSIX_FADV_DONTNEED and keeps their state.
  */
 #ifndef UPCC_RANGES_H
@@ -36,10 +36,19 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include "core/wset.h"
+
+/*
+ * Page counts, not bytes as elsewhere in upcc (upcc_page_size()): a range
+ * is a fixed number of pages, whose counts its state keeps in 16 bits and
+ * whose quarter and eighths are judged in pages.  The numbers were chosen
+ * and measured on 4 KiB pages, where a range is 2 MiB (the largest
+ * page-cache folio on x86-64, so no folio straddles two ranges) and files
+ * of 32 MiB and more are judged by ranges; on larger pages both are as
+ * many times larger, which nothing here has measured.
+ */
 #define UPCC_RANGE_PAGES	512u		/* 2 MiB of 4 KiB pages */
-#define UPCC_RANGES_MIN_PAGES	(16u * UPCC_RANGE_PAGES)	/* files of 32 MiB and more */
-#define UPCC_RANGE_WATCH_USEC	(10ull * 1000 * 1000)
-#define UPCC_RANGE_HOT_USEC	(30ull * 1000 * 1000)
+#define UPCC_RANGES_MIN_PAGES	(16u * UPCC_RANGE_PAGES)	/* 32 MiB of 4 KiB pages */
 #define UPCC_RANGE_HOT_MAX_SHIFT 3u
 #define UPCC_RANGE_PROBES	8u		/* a hot range is probed by 1/8 */
 #define UPCC_RANGE_PROBE_PAGES	(UPCC_RANGE_PAGES / UPCC_RANGE_PROBES)
@@ -70,8 +79,8 @@ struct upcc_ranges *upcc_ranges_resize(struct upcc_ranges *ranges, uint64_t file
 void upcc_ranges_free(struct upcc_ranges *ranges);
 
 /*
- * Judge the dropped ranges of the file on @fd whose watch runs: a quarter
- * back makes a range hot; a watch that ran out is ended.  Returns the
+ * Judge the dropped ranges of the file on @fd whose watch runs: one that
+ * came back (core/wset.h) is hot; a watch that ran out is ended.  Returns the
  * pages found back in ranges that proved hot (0: none, or an error).
  */
 uint64_t upcc_ranges_watch(struct upcc_ranges *ranges, int fd, const struct stat *st,

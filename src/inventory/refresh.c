@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * invrefresh.c - the inventory's refresh: the tree walked (or the files it
+ * refresh.c - the inventory's refresh: the tree walked (or the files it
  * knows measured again, and those fanotify names), each file noted in the
  * table (inventory.c) with its coldness and its refaults.
  */
@@ -18,22 +18,31 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* @e came back, or was used again while hot: it is hot for
+ * UPCC_WSET_HOT_USEC from @now_usec on, and the working set is in use.
+ */
+static void keep_hot(struct upcc_inventory *inv, struct upcc_inventory_entry *e,
+		     uint64_t now_usec)
+{
+	e->hot_until_usec = now_usec + UPCC_WSET_HOT_USEC;
+	inv->last.hot_in_use = true;
+	inv->hot_used_usec = now_usec;
+}
+
 bool upcc_inventory_note_refault(struct upcc_inventory *inv, struct upcc_inventory_entry *e,
 				 uint64_t back_pages, uint64_t now_usec)
 {
-	bool hot = back_pages && back_pages >= (e->drop_pages + 3) / 4;
+	bool hot = upcc_wset_came_back(back_pages, e->drop_pages);
 
 	if (hot) {
-		e->hot_until_usec = now_usec + UPCC_INVENTORY_HOT_USEC;
+		keep_hot(inv, e, now_usec);
 		inv->last.refaulted_pages += back_pages < e->drop_pages ? back_pages : e->drop_pages;
-		inv->last.hot_in_use = true;
-		inv->hot_used_usec = now_usec;
 	}
 	/* Judged once it came back, or given up after the watch: a stream
 	 * read past never comes back.
 	 */
 	if (hot || inv->scan - e->drop_scan >= UPCC_INVENTORY_DROP_WATCH_SCANS ||
-	    now_usec - e->drop_usec >= UPCC_INVENTORY_DROP_WATCH_USEC)
+	    now_usec - e->drop_usec >= UPCC_WSET_WATCH_USEC)
 		e->drop_watch_pages = e->drop_pages = e->drop_left_pages = 0;
 	return hot;
 }
@@ -51,11 +60,8 @@ static void check_working_set(struct upcc_inventory *inv, struct upcc_inventory_
 		return;
 	/* Its ranges' refaults are its use, as the whole file's are. */
 	if (touched || e->cached_pages > cached_before ||
-	    (e->ranges && upcc_ranges_watch(e->ranges, fd, st, now))) {
-		e->hot_until_usec = now + UPCC_INVENTORY_HOT_USEC;
-		inv->last.hot_in_use = true;
-		inv->hot_used_usec = now;
-	}
+	    (e->ranges && upcc_ranges_watch(e->ranges, fd, st, now)))
+		keep_hot(inv, e, now);
 	inv->last.hot_pages += upcc_inv_entry_hot_pages(e, e->cached_pages, now);
 	inv->last.hot_files++;
 }
@@ -65,11 +71,8 @@ static void note_use(struct upcc_inventory *inv, struct upcc_inventory_entry *e)
 	uint64_t now = upcc_monotonic_usec();
 
 	e->idle_scans = 0;
-	if (upcc_inventory_entry_hot(e, now)) {
-		e->hot_until_usec = now + UPCC_INVENTORY_HOT_USEC;
-		inv->last.hot_in_use = true;
-		inv->hot_used_usec = now;
-	}
+	if (upcc_inventory_entry_hot(e, now))
+		keep_hot(inv, e, now);
 }
 
 static int measure_and_note(struct upcc_inventory *inv, int fd, const struct stat *st,
@@ -144,15 +147,26 @@ static bool fan_known(void *ctx, dev_t dev, ino_t ino)
 }
 
 /* What fanotify sees of the inventory: the roots, and how to note a file. */
-struct upcc_fanotify_view upcc_inv_fan_view(struct upcc_inventory *inv)
+static struct upcc_fanotify_view fan_view(struct upcc_inventory *inv)
 {
 	return (struct upcc_fanotify_view){ .roots = inv->roots, .nr_roots = inv->nr_roots,
 					    .learn = fan_learn, .known = fan_known, .ctx = inv };
 }
 
+void upcc_inv_drain_events(struct upcc_inventory *inv)
+{
+	struct upcc_fanotify_view view;
+
+	if (inv->fan.fd < 0)
+		return;
+	view = fan_view(inv);
+	upcc_fanotify_drain(&inv->fan, &view,
+			    UPCC_INVENTORY_DRAIN_EVENTS_PER_ENTRY * (uint64_t)inv->capacity);
+}
+
 void upcc_inv_note_own_open(struct upcc_inventory *inv)
 {
-	struct upcc_fanotify_view view = upcc_inv_fan_view(inv);
+	struct upcc_fanotify_view view = fan_view(inv);
 
 	upcc_fanotify_note_own_open(&inv->fan, &view, inv->capacity - inv->count);
 }
@@ -289,22 +303,6 @@ static int walk_refresh(struct upcc_inventory *inv, bool all_roots)
 	return 0;
 }
 
-const char *upcc_inv_walk_why_name(enum upcc_inv_walk_why why)
-{
-	static const char *const names[] = {
-		[UPCC_INV_WALK_NONE] = "no walk",
-		[UPCC_INV_WALK_NO_FANOTIFY] = "no fanotify",
-		[UPCC_INV_WALK_FIRST] = "the first refresh",
-		[UPCC_INV_WALK_PERIODIC] = "the periodic walk",
-		[UPCC_INV_WALK_MOUNTS] = "the mounts changed",
-		[UPCC_INV_WALK_INTERRUPTED] = "the last refresh was interrupted",
-		[UPCC_INV_WALK_TABLE_FULL] = "the table was full",
-		[UPCC_INV_WALK_OVERFLOW] = "the fanotify queue overflowed",
-	};
-
-	return (size_t)why < sizeof(names) / sizeof(names[0]) && names[why] ? names[why] : "?";
-}
-
 /* Why this refresh must walk every root, or NONE: fanotify knows the rest. */
 static enum upcc_inv_walk_why why_walk_all(const struct upcc_inventory *inv)
 {
@@ -356,12 +354,7 @@ int upcc_inventory_refresh(struct upcc_inventory *inv)
 		if (err)
 			return err;
 	}
-	if (fan->fd >= 0) {
-		struct upcc_fanotify_view view = upcc_inv_fan_view(inv);
-
-		/* may set need_walk on overflow */
-		upcc_fanotify_drain(fan, &view, 2 * (uint64_t)inv->capacity);
-	}
+	upcc_inv_drain_events(inv);	/* may set need_walk on overflow */
 	inv->walk_why = why_walk_all(inv);
 	if (inv->walk_why != UPCC_INV_WALK_NONE) {
 		inv->dropped_since_walk = 0;

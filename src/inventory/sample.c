@@ -60,11 +60,7 @@ int upcc_inventory_tick_sample(struct upcc_inventory *inv, struct upcc_sample *s
 	if (!watched && inv->count > UPCC_INVENTORY_TICK_MAX_FILES)
 		return -EOPNOTSUPP;	/* too dear a tick: the interval's rounds only */
 	/* Files opened since: a stream is seen while it is read. */
-	if (watched) {
-		struct upcc_fanotify_view view = upcc_inv_fan_view(inv);
-
-		upcc_fanotify_drain(&inv->fan, &view, 2 * (uint64_t)inv->capacity);
-	}
+	upcc_inv_drain_events(inv);
 	memset(&totals, 0, sizeof(totals));
 	for (size_t i = 0; i < inv->count; i++) {
 		struct upcc_inventory_entry *e = &inv->entries[i];

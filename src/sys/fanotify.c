@@ -41,13 +41,12 @@ static bool is_mount_point(int dir_fd, const struct stat *st)
 	       (parent.st_dev != st->st_dev || parent.st_ino == st->st_ino);
 }
 
-static const struct upcc_fanotify_root *marked_root_of(const struct upcc_fanotify_view *view,
-							dev_t dev)
+static bool dev_marked(const struct upcc_fanotify_root *roots, size_t nr_roots, dev_t dev)
 {
-	for (size_t i = 0; i < view->nr_roots; i++)
-		if (view->roots[i].marked && view->roots[i].dev == dev)
-			return &view->roots[i];
-	return NULL;
+	for (size_t i = 0; i < nr_roots; i++)
+		if (roots[i].marked && roots[i].dev == dev)
+			return true;
+	return false;
 }
 
 /* FID reports (5.1+) carry a handle, not an fd: no open of the file is made
@@ -104,10 +103,10 @@ static bool handles_open(int dir_fd, int *err)
  * fixture's may not be; a bind mount of a marked filesystem needs no mark
  * of its own.
  */
-void upcc_fanotify_mark_root(struct upcc_fanotify *fan, const struct upcc_fanotify_view *view,
-			     size_t index)
+void upcc_fanotify_mark_root(struct upcc_fanotify *fan, struct upcc_fanotify_root *roots,
+			     size_t nr_roots, size_t index)
 {
-	struct upcc_fanotify_root *r = &view->roots[index];
+	struct upcc_fanotify_root *r = &roots[index];
 	struct statfs sfs;
 	struct stat st;
 	int err;
@@ -119,7 +118,7 @@ void upcc_fanotify_mark_root(struct upcc_fanotify *fan, const struct upcc_fanoti
 		goto fail;
 	}
 	memcpy(r->fsid, &sfs.f_fsid, sizeof(r->fsid));
-	if (marked_root_of(view, r->dev)) {
+	if (dev_marked(roots, nr_roots, r->dev)) {
 		r->marked = true;	/* a bind mount of a filesystem marked already */
 		return;
 	}
@@ -160,7 +159,8 @@ void upcc_fanotify_fini(struct upcc_fanotify *fan)
 	fan->buffer = NULL;
 }
 
-void upcc_fanotify_start(struct upcc_fanotify *fan, const struct upcc_fanotify_view *view)
+void upcc_fanotify_start(struct upcc_fanotify *fan, struct upcc_fanotify_root *roots,
+			 size_t nr_roots)
 {
 	bool any = false;
 
@@ -169,15 +169,15 @@ void upcc_fanotify_start(struct upcc_fanotify *fan, const struct upcc_fanotify_v
 		snprintf(fan->why, sizeof(fan->why), "disabled by a test hook");
 		return;
 	}
-	for (size_t i = 0; i < view->nr_roots; i++) {
-		upcc_fanotify_mark_root(fan, view, i);
-		any |= view->roots[i].marked;
+	for (size_t i = 0; i < nr_roots; i++) {
+		upcc_fanotify_mark_root(fan, roots, nr_roots, i);
+		any |= roots[i].marked;
 	}
 	if (!any && fan->fd >= 0) {
 		close(fan->fd);
 		fan->fd = -1;
 	}
-	if (!view->nr_roots)
+	if (!nr_roots)
 		snprintf(fan->why, sizeof(fan->why), "no filesystem to mark");
 }
 

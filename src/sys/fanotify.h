@@ -87,12 +87,18 @@ struct upcc_fanotify {
 void upcc_fanotify_init(struct upcc_fanotify *fan);
 void upcc_fanotify_fini(struct upcc_fanotify *fan);
 
-/* Mark every root's filesystem (unless upcc_hooks.no_fanotify). */
-void upcc_fanotify_start(struct upcc_fanotify *fan, const struct upcc_fanotify_view *view);
+/* Mark the filesystem of each of the @nr_roots @roots (unless
+ * upcc_hooks.no_fanotify).  Marking learns nothing, so it takes the roots
+ * alone, not a view with its callbacks: whoever keeps the roots marks them.
+ */
+void upcc_fanotify_start(struct upcc_fanotify *fan, struct upcc_fanotify_root *roots,
+			 size_t nr_roots);
 
-/* Mark view->roots[@index], a root joined later. */
-void upcc_fanotify_mark_root(struct upcc_fanotify *fan, const struct upcc_fanotify_view *view,
-			     size_t index);
+/* Mark @roots[@index], a root joined later: a filesystem another of the
+ * @nr_roots roots has marked already needs no second mark.
+ */
+void upcc_fanotify_mark_root(struct upcc_fanotify *fan, struct upcc_fanotify_root *roots,
+			     size_t nr_roots, size_t index);
 
 /* Read the queued events: at most @budget of them (others' events), the
  * rest wait for the next drain.

@@ -188,6 +188,41 @@ static void test_refault_protects(void **state)
 	upcc_inventory_fini(&inv);
 }
 
+/*
+ * "Came back" is a quarter or more of a drop, and a page at least: one rule
+ * (core/wset.h) for files and ranges.  A file one page short of a quarter
+ * is still watched; at a quarter it is hot for UPCC_WSET_HOT_USEC.
+ */
+static void test_came_back_is_a_quarter(void **state)
+{
+	struct upcc_inventory inv;
+	struct upcc_inventory_entry *e;
+	struct upcc_residency res = cached(256);
+	uint64_t now = 1000ull * 1000 * 1000;
+
+	(void)state;
+	assert_false(upcc_wset_came_back(0, 0));
+	assert_false(upcc_wset_came_back(0, 4));
+	assert_true(upcc_wset_came_back(1, 1));
+	assert_true(upcc_wset_came_back(1, 4));
+	assert_false(upcc_wset_came_back(1, 5));
+	assert_true(upcc_wset_came_back(2, 5));
+	assert_int_equal(upcc_inventory_init(&inv, tree, false, 8), 0);
+	inv.scan = 1;
+	assert_int_equal(upcc_inventory_note(&inv, 1, 1, "/f", &res, 100, false), 0);
+	e = &inv.entries[0];
+	e->drop_watch_pages = e->drop_pages = 256;
+	e->drop_scan = 1;
+	e->drop_usec = now;
+	inv.scan = 2;
+	assert_false(upcc_inventory_note_refault(&inv, e, 63, now + 1000));
+	assert_true(e->drop_watch_pages != 0);
+	assert_true(upcc_inventory_note_refault(&inv, e, 64, now + 2000));
+	assert_true(e->hot_until_usec == now + 2000 + UPCC_WSET_HOT_USEC);
+	assert_true(e->drop_watch_pages == 0);
+	upcc_inventory_fini(&inv);
+}
+
 static void test_capacity_bound(void **state)
 {
 	struct upcc_inventory inv;
@@ -840,6 +875,7 @@ int main(void)
 		cmocka_unit_test(test_mapped_set_fake_proc),
 		cmocka_unit_test(test_coldness_order),
 		cmocka_unit_test(test_refault_protects),
+		cmocka_unit_test(test_came_back_is_a_quarter),
 		cmocka_unit_test(test_capacity_bound),
 		cmocka_unit_test(test_refresh_and_evict),
 		cmocka_unit_test(test_evict_limit),

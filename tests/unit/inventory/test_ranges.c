@@ -185,33 +185,33 @@ static void test_refaulted_range_is_hot(void **state)
 		    UPCC_RANGE_PAGES / 2 - HOST_RECLAIM_SLACK);
 	assert_true(upcc_ranges_hot_pages(f.ranges, t + 2 * SEC) >=
 		    UPCC_RANGE_PAGES / 2 - HOST_RECLAIM_SLACK);
-	assert_true(f.ranges->range[1].hot_until_usec == t + 2 * SEC + UPCC_RANGE_HOT_USEC);
+	assert_true(f.ranges->range[1].hot_until_usec == t + 2 * SEC + UPCC_WSET_HOT_USEC);
 	assert_int_equal(f.ranges->range[5].hot_until_usec, 0);
 
 	/* Range 5 is still watched (its watch runs): neither may go. */
 	evict(&f, 0, t + 3 * SEC);
 	assert_true(cached_in(&f, 5) >= UPCC_RANGE_PAGES / 8 - HOST_RECLAIM_SLACK);
 	/* Its watch over, it may, and range 1, hot, still may not. */
-	t5 = t + SEC + UPCC_RANGE_WATCH_USEC;
+	t5 = t + SEC + UPCC_WSET_WATCH_USEC;
 	evict(&f, 0, t5);
 	assert_true(cached_in(&f, 1) >= UPCC_RANGE_PAGES / 2 - HOST_RECLAIM_SLACK);
 	assert_true(cached_in(&f, 5) <= DROP_SLACK);
 
 	/* Range 5's second drop: nothing back within its watch, then a re-read. */
 	assert_int_equal(upcc_ranges_watch(f.ranges, f.fd, &f.st, t5 + SEC), 0);
-	assert_int_equal(upcc_ranges_watch(f.ranges, f.fd, &f.st, t5 + UPCC_RANGE_WATCH_USEC), 0);
+	assert_int_equal(upcc_ranges_watch(f.ranges, f.fd, &f.st, t5 + UPCC_WSET_WATCH_USEC), 0);
 	reread(&f, 5, UPCC_RANGE_PAGES);
 	assert_int_equal(upcc_ranges_watch(f.ranges, f.fd, &f.st,
-					   t5 + UPCC_RANGE_WATCH_USEC + SEC), 0);
+					   t5 + UPCC_WSET_WATCH_USEC + SEC), 0);
 	assert_int_equal(f.ranges->range[5].hot_until_usec, 0);
 
 	/* Range 1 after its protection: probed (an eighth), back, hot for 2x. */
-	t += 2 * SEC + UPCC_RANGE_HOT_USEC;
+	t += 2 * SEC + UPCC_WSET_HOT_USEC;
 	evict(&f, 0, t);
 	assert_true(cached_in(&f, 1) <= UPCC_RANGE_PAGES / 2 - UPCC_RANGE_PROBE_PAGES + DROP_SLACK);
 	reread(&f, 1, UPCC_RANGE_PAGES);
 	assert_true(upcc_ranges_watch(f.ranges, f.fd, &f.st, t + SEC) > 0);
-	assert_true(f.ranges->range[1].hot_until_usec == t + SEC + 2 * UPCC_RANGE_HOT_USEC);
+	assert_true(f.ranges->range[1].hot_until_usec == t + SEC + 2 * UPCC_WSET_HOT_USEC);
 	close_file(&f);
 }
 
@@ -243,7 +243,7 @@ static uint64_t probed_once(struct file *f)
 
 	open_cached(f);
 	make_hot(f, t);
-	t += 2 * SEC + UPCC_RANGE_HOT_USEC;
+	t += 2 * SEC + UPCC_WSET_HOT_USEC;
 	evict(f, 0, t);
 	return t;
 }
@@ -268,8 +268,8 @@ static void test_hot_range_probed_by_an_eighth(void **state)
 	/* Back within the watch: hot for 2x, then eighth 2 is probed. */
 	reread(&f, 2, UPCC_RANGE_PAGES);
 	assert_true(upcc_ranges_watch(f.ranges, f.fd, &f.st, t + SEC) >= p1 - DROP_SLACK);
-	assert_int_equal(f.ranges->range[2].hot_until_usec, t + SEC + 2 * UPCC_RANGE_HOT_USEC);
-	t += SEC + 2 * UPCC_RANGE_HOT_USEC;
+	assert_int_equal(f.ranges->range[2].hot_until_usec, t + SEC + 2 * UPCC_WSET_HOT_USEC);
+	t += SEC + 2 * UPCC_WSET_HOT_USEC;
 	evict(&f, 0, t);
 	assert_true(cached_pages(&f, base + 2 * p1, p1) <= DROP_SLACK);
 	assert_true(cached_pages(&f, base + p1, p1) >= p1 - HOST_RECLAIM_SLACK);
@@ -288,10 +288,10 @@ static void test_cold_probe_then_whole_drop(void **state)
 	(void)state;
 	t = probed_once(&f);
 	assert_true(f.ranges->range[2].dropped <= UPCC_RANGE_PROBE_PAGES);
-	assert_int_equal(upcc_ranges_watch(f.ranges, f.fd, &f.st, t + UPCC_RANGE_WATCH_USEC), 0);
+	assert_int_equal(upcc_ranges_watch(f.ranges, f.fd, &f.st, t + UPCC_WSET_WATCH_USEC), 0);
 	assert_int_equal(f.ranges->range[2].hot_level, 0);
 	assert_int_equal(f.ranges->range[2].dropped, 0);
-	evict(&f, 0, t + UPCC_RANGE_WATCH_USEC + SEC);
+	evict(&f, 0, t + UPCC_WSET_WATCH_USEC + SEC);
 	assert_true(cached_in(&f, 2) <= DROP_SLACK);
 	close_file(&f);
 }
@@ -309,9 +309,9 @@ static void test_short_probe_keeps_eighths(void **state)
 	(void)state;
 	t = probed_once(&f);		/* eighth 1 */
 	reread(&f, 2, p1 + 4);			/* 4 of its 64 back */
-	assert_int_equal(upcc_ranges_watch(f.ranges, f.fd, &f.st, t + UPCC_RANGE_WATCH_USEC), 0);
+	assert_int_equal(upcc_ranges_watch(f.ranges, f.fd, &f.st, t + UPCC_WSET_WATCH_USEC), 0);
 	assert_int_equal(f.ranges->range[2].hot_level, 1);
-	t += UPCC_RANGE_WATCH_USEC + SEC;
+	t += UPCC_WSET_WATCH_USEC + SEC;
 	evict(&f, 0, t);			/* eighth 2: an eighth, not all */
 	assert_true(cached_pages(&f, base + 2 * p1, p1) <= DROP_SLACK);
 	assert_true(cached_in(&f, 2) >= UPCC_RANGE_PAGES - 2 * p1 - HOST_RECLAIM_SLACK);
@@ -337,7 +337,7 @@ static void test_empty_eighth_passed_over(void **state)
 	assert_int_equal(posix_fadvise(f.fd, (off_t)((base + p1) * page), (off_t)(p1 * page),
 				       POSIX_FADV_DONTNEED), 0);
 	assert_true(cached_pages(&f, base + p1, p1) <= DROP_SLACK);
-	t += 2 * SEC + UPCC_RANGE_HOT_USEC;
+	t += 2 * SEC + UPCC_WSET_HOT_USEC;
 	evict(&f, 0, t - SEC);	/* range 2 still hot: only looked at */
 	assert_true(cached_in(&f, 2) >= UPCC_RANGE_PAGES - p1 - HOST_RECLAIM_SLACK);
 	evict(&f, 0, t);
@@ -387,7 +387,7 @@ static void test_unprobeable_range_drops_whole(void **state)
 			skip();	/* small folios here: every eighth can be probed */
 		}
 	}
-	t += 2 * SEC + UPCC_RANGE_HOT_USEC;
+	t += 2 * SEC + UPCC_WSET_HOT_USEC;
 	evict(&f, 0, t - SEC);
 	evict(&f, 0, t);
 	assert_true(cached_in(&f, 2) <= DROP_SLACK);

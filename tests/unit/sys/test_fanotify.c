@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /* test_fanotify.c - the fanotify event parser (upcc_fanotify_parse) on
- * event buffers built here: what it counts, skips, stops at and looks up.
+ * event buffers built here: what it counts, skips, stops at and looks up;
+ * and the marking of roots, as far as it goes without privileges.
  */
 #include <fcntl.h>
 #include <string.h>
 #include <sys/fanotify.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "unit.h"
 #include "sys/fanotify.h"
+#include "sys/mounts.h"
 
 #define OTHER_PID	4242
 
@@ -196,6 +199,61 @@ static void test_known_handle_once_per_drain(void **state)
 	assert_int_equal(calls.learn, 0);
 }
 
+static void test_start_without_roots(void **state)
+{
+	struct upcc_fanotify fan;
+
+	(void)state;
+	memset(&fan, 0, sizeof(fan));
+	upcc_fanotify_init(&fan);
+	upcc_fanotify_start(&fan, NULL, 0);
+	assert_int_equal(fan.fd, -1);
+	assert_true(fan.need_walk);
+	assert_string_equal(fan.why, "no filesystem to mark");
+	upcc_fanotify_fini(&fan);
+}
+
+/* A root on a filesystem another root marked shares that mark, though it
+ * is no mount point itself (the fixtures); without one it is not marked.
+ */
+static void test_mark_root_shares_a_marked_filesystem(void **state)
+{
+	struct upcc_fanotify_root roots[2];
+	struct upcc_fanotify fan;
+	struct statfs sfs;
+	struct stat st;
+
+	(void)state;
+	assert_int_equal(stat(UPCC_FIXTURES, &st), 0);
+	assert_int_equal(statfs(UPCC_FIXTURES, &sfs), 0);
+	if (upcc_fs_is_pseudo((int64_t)sfs.f_type))
+		skip();		/* a checkout on tmpfs or overlay is never marked */
+	memset(&fan, 0, sizeof(fan));
+	upcc_fanotify_init(&fan);
+	memset(roots, 0, sizeof(roots));
+	for (size_t i = 0; i < 2; i++) {
+		roots[i].path = (char *)UPCC_FIXTURES;
+		roots[i].dev = st.st_dev;
+		roots[i].mount_fd = -1;
+	}
+	roots[0].marked = true;
+	upcc_fanotify_mark_root(&fan, roots, 2, 1);
+	assert_true(roots[1].marked);
+	assert_int_equal(fan.fd, -1);		/* no group of its own needed */
+	assert_true(roots[1].mount_fd >= 0);	/* events' handles open there */
+	close(roots[1].mount_fd);
+
+	/* With no marked root beside it, it is a tree within a filesystem. */
+	roots[0].marked = false;
+	roots[1].marked = false;
+	roots[1].mount_fd = -1;
+	upcc_fanotify_mark_root(&fan, roots, 2, 1);
+	assert_false(roots[1].marked);
+	assert_int_equal(roots[1].mount_fd, -1);
+	assert_non_null(strstr(fan.why, "root is not a mount point"));
+	upcc_fanotify_fini(&fan);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -203,6 +261,8 @@ int main(void)
 		cmocka_unit_test(test_overflow_asks_for_a_walk),
 		cmocka_unit_test(test_stops_at_malformed),
 		cmocka_unit_test(test_known_handle_once_per_drain),
+		cmocka_unit_test(test_start_without_roots),
+		cmocka_unit_test(test_mark_root_shares_a_marked_filesystem),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
