@@ -22,6 +22,7 @@
 
 #include "core/policy.h"
 #include "sys/stats.h"
+#include "sys/sysfs.h"
 
 #define DROP_CACHES	"/proc/sys/vm/drop_caches"
 
@@ -33,7 +34,7 @@ static int dropcache_probe(const struct upcc_scope *scope, char *why, size_t why
 		snprintf(why, why_len, "drop_caches acts on the whole system only");
 		return -ENOTSUP;
 	}
-	if (upcc_backend_path(path, sizeof(path), DROP_CACHES) || access(path, F_OK) < 0) {
+	if (upcc_sysfs_path(path, sizeof(path), DROP_CACHES) || access(path, F_OK) < 0) {
 		snprintf(why, why_len, "no %s", DROP_CACHES);
 		return -ENOENT;
 	}
@@ -54,7 +55,7 @@ static int64_t unmapped_pages(void)
 	struct upcc_meminfo info;
 	uint64_t kb_per_page = upcc_page_size() / 1024u;
 
-	if (upcc_backend_path(path, sizeof(path), "/proc/meminfo") ||
+	if (upcc_sysfs_path(path, sizeof(path), "/proc/meminfo") ||
 	    upcc_meminfo_read(path, &info))
 		return -1;
 	return (int64_t)upcc_unmapped_file_pages(
@@ -73,11 +74,11 @@ static int dropcache_reclaim(struct upcc_backend *backend, struct upcc_scope *sc
 	(void)scope;
 	if (!upcc_reclaim_begin(backend, nr_pages, result, &start_usec) || !backend->allow_dropcache)
 		return backend->allow_dropcache ? 0 : -EPERM;
-	err = upcc_backend_path(path, sizeof(path), DROP_CACHES);
+	err = upcc_sysfs_path(path, sizeof(path), DROP_CACHES);
 	if (err)
 		return err;
 	before = unmapped_pages();
-	err = upcc_backend_write(path, "1");
+	err = upcc_sysfs_write(path, "1");
 	after = unmapped_pages();
 	if (before >= 0 && after >= 0 && before > after)
 		result->reclaimed_pages = (uint64_t)(before - after);

@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "sys/stats.h"
+#include "sys/sysfs.h"
 
 struct memcg_priv {
 	char reclaim_path[PATH_MAX];
@@ -49,9 +50,9 @@ struct memcg_priv {
 static int cgroup_dir(const struct upcc_scope *scope, char *buf, size_t len)
 {
 	if (scope->kind == UPCC_SCOPE_SYSTEM)
-		return upcc_backend_path(buf, len, "/sys/fs/cgroup");
+		return upcc_sysfs_path(buf, len, "/sys/fs/cgroup");
 	if (scope->kind == UPCC_SCOPE_CGROUP)
-		return upcc_backend_path(buf, len, scope->path);
+		return upcc_sysfs_path(buf, len, scope->path);
 	return -ENOTSUP;
 }
 
@@ -69,7 +70,7 @@ static long long swap_total_kb(void)
 	long long kb = -1;
 	FILE *f;
 
-	if (upcc_backend_path(path, sizeof(path), "/proc/meminfo"))
+	if (upcc_sysfs_path(path, sizeof(path), "/proc/meminfo"))
 		return -1;
 	f = fopen(path, "re");
 	if (!f)
@@ -147,7 +148,7 @@ static int held_pages(const struct memcg_priv *priv, uint64_t page, uint64_t *di
 	if (priv->system) {
 		struct upcc_meminfo info;
 
-		err = upcc_backend_path(path, sizeof(path), "/proc/meminfo");
+		err = upcc_sysfs_path(path, sizeof(path), "/proc/meminfo");
 		if (!err)
 			err = upcc_meminfo_read(path, &info);
 		if (err)
@@ -210,7 +211,7 @@ static int write_request(struct memcg_priv *priv, uint64_t bytes)
 
 	if (priv->swappiness_key) {
 		snprintf(request, sizeof(request), "%llu swappiness=0", (unsigned long long)bytes);
-		err = upcc_backend_write(priv->reclaim_path, request);
+		err = upcc_sysfs_write(priv->reclaim_path, request);
 		if (err != -EINVAL)
 			return err;
 		priv->swappiness_key = false;
@@ -218,7 +219,7 @@ static int write_request(struct memcg_priv *priv, uint64_t bytes)
 	if (swap_total_kb() != 0)
 		return -EOPNOTSUPP;	/* could swap anon: refuse */
 	snprintf(request, sizeof(request), "%llu", (unsigned long long)bytes);
-	return upcc_backend_write(priv->reclaim_path, request);
+	return upcc_sysfs_write(priv->reclaim_path, request);
 }
 
 static int memcg_reclaim(struct upcc_backend *backend, struct upcc_scope *scope,

@@ -19,6 +19,7 @@
 #include "inventory/inventory.h"
 #include "sys/measure.h"
 #include "sys/residency.h"
+#include "sys/sysfs.h"
 
 static char root[PATH_MAX];
 static char log_path[PATH_MAX + 16];
