@@ -13,14 +13,15 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-const char *upcc_sysfs_root(void)
+/* Nothing outside needs the root alone: every path is built here. */
+static const char *root(void)
 {
-	return upcc_hooks.sysfs_root ? upcc_hooks.sysfs_root : "";
+	return upcc_hooks.root ? upcc_hooks.root : "";
 }
 
 int upcc_sysfs_path(char *buf, size_t len, const char *path)
 {
-	int n = snprintf(buf, len, "%s%s", upcc_sysfs_root(), path);
+	int n = snprintf(buf, len, "%s%s", root(), path);
 
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
@@ -38,7 +39,7 @@ static void log_write(const char *path, const char *value)
 	log = fopen(log_path, "ae");
 	if (!log)
 		return;
-	fprintf(log, "%s %s\n", path + strlen(upcc_sysfs_root()), value);
+	fprintf(log, "%s %s\n", path + strlen(root()), value);
 	fclose(log);
 }
 

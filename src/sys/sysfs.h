@@ -3,9 +3,10 @@
  * sysfs.h - the root every /proc and /sys path is read or written under;
  * a write logged for tests.
  *
- * The global backends and compaction write the kernel's knobs; the tests
- * must see those writes without touching the host, so every such path is
- * built here, under a root that is "" on a live system.
+ * The measures read the kernel's accounting files, the global backends and
+ * compaction write its knobs; the tests must point both at fakes without
+ * touching the host, so every such path is built here, under a root that
+ * is "" on a live system.
  */
 #ifndef UPCC_SYSFS_H
 #define UPCC_SYSFS_H
@@ -14,13 +15,15 @@
 #include <stddef.h>
 
 /*
- * The root prefixed to /sys and /proc paths: "" on a real system; tests set
- * upcc_hooks.sysfs_root (lib/hooks.h) to a fake tree in a temp dir so the
- * write sequences can be checked without touching the kernel.
+ * Build "<root><path>" into @buf; -ENAMETOOLONG if it does not fit.  The
+ * root is "" on a real system.  Tests set upcc_hooks.root (lib/hooks.h) to
+ * a fixture or a fake tree in a temp dir, so that samples come from known
+ * files and write sequences are checked without touching the kernel.  One
+ * root for all: a test that fakes /sys for a backend also fakes the
+ * /proc/meminfo and /proc/PID/maps the same code path reads.  Paths of the
+ * process itself (/proc/self/fd, /proc/self/stat) and the mount table
+ * (upcc_hooks.mountinfo) are not under it.
  */
-const char *upcc_sysfs_root(void);
-
-/* Build "<root><path>" into @buf; -ENAMETOOLONG if it does not fit. */
 int upcc_sysfs_path(char *buf, size_t len, const char *path);
 
 /* Write @value to the file at @path (no O_CREAT: sysfs files exist or the
