@@ -51,12 +51,10 @@ static int dropcache_init(struct upcc_backend *backend, struct upcc_scope *scope
 /* Unmapped file pages system-wide, or -1 if meminfo cannot be read. */
 static int64_t unmapped_pages(void)
 {
-	char path[PATH_MAX];
 	struct upcc_meminfo info;
 	uint64_t kb_per_page = upcc_page_size() / 1024u;
 
-	if (upcc_sysfs_path(path, sizeof(path), "/proc/meminfo") ||
-	    upcc_meminfo_read(path, &info))
+	if (upcc_meminfo_read_system(&info))
 		return -1;
 	return (int64_t)upcc_unmapped_file_pages(
 		(info.kb[UPCC_MI_ACTIVE_FILE] + info.kb[UPCC_MI_INACTIVE_FILE]) / kb_per_page,

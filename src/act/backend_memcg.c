@@ -63,23 +63,15 @@ static int file_in(char *buf, size_t len, const char *dir, const char *name)
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-/* SwapTotal in kB from meminfo; stats.h does not carry it.  -1 if unknown. */
+/* SwapTotal in kB from meminfo, -1 if unknown: only 0 means no swap. */
 static long long swap_total_kb(void)
 {
-	char path[PATH_MAX], line[256];
-	long long kb = -1;
-	FILE *f;
+	struct upcc_meminfo info;
 
-	if (upcc_sysfs_path(path, sizeof(path), "/proc/meminfo"))
+	if (upcc_meminfo_read_system(&info) || !UPCC_HAS(&info, UPCC_MI_SWAP_TOTAL) ||
+	    info.kb[UPCC_MI_SWAP_TOTAL] > INT64_MAX)
 		return -1;
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "SwapTotal: %lld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
+	return (long long)info.kb[UPCC_MI_SWAP_TOTAL];
 }
 
 static int memcg_probe(const struct upcc_scope *scope, char *why, size_t why_len)
@@ -142,15 +134,12 @@ static int64_t file_bytes(const struct memcg_priv *priv)
 static int held_pages(const struct memcg_priv *priv, uint64_t page, uint64_t *dirty,
 		      uint64_t *writeback)
 {
-	char path[PATH_MAX];
 	int err;
 
 	if (priv->system) {
 		struct upcc_meminfo info;
 
-		err = upcc_sysfs_path(path, sizeof(path), "/proc/meminfo");
-		if (!err)
-			err = upcc_meminfo_read(path, &info);
+		err = upcc_meminfo_read_system(&info);
 		if (err)
 			return err;
 		if (!UPCC_HAS(&info, UPCC_MI_DIRTY) || !UPCC_HAS(&info, UPCC_MI_WRITEBACK))
