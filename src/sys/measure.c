@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/readtext.h"
 #include "mapped.h"
 #include "measure.h"
 #include "residency.h"

@@ -98,6 +98,4 @@ int upcc_meminfo_read_system(struct upcc_meminfo *info);
  */
 int upcc_id_list_parse(const char *text, int *ids, size_t max);
 
-#include "lib/readtext.h"
-
 #endif /* UPCC_STATS_H */

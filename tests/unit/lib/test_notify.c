@@ -11,7 +11,7 @@
 #include "unit.h"
 #include "lib/log.h"
 #include "lib/notify.h"
-#include "sys/stats.h"
+#include "lib/readtext.h"
 
 /* Bind a datagram socket at @name ("/path" or "@abstract"). */
 static int listen_at(const char *name)
