@@ -3,9 +3,6 @@
  * backend.c - the backend registry, auto selection, and the opening and
  * close every reclaim shares.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE	/* O_NOATIME, O_PATH, getline, makedev */
-#endif
 #include "backend.h"
 #include "core/config.h"
 #include "lib/clock.h"

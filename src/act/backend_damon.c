@@ -19,9 +19,6 @@
  * DAMON belongs to whoever set it up first: if any kdamond exists
  * (nr_kdamonds != 0) the backend refuses and auto falls back.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE	/* O_NOATIME, O_PATH, getline, makedev */
-#endif
 #include "backend.h"
 #include "core/size.h"
 #include "lib/clock.h"

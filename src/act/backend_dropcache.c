@@ -6,9 +6,6 @@
  * the hot working set away with the cold, whatever was asked.  So it needs
  * allow_dropcache, and auto tries it last.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE	/* O_NOATIME, O_PATH, getline, makedev */
-#endif
 #include "backend.h"
 #include "core/size.h"
 #include "lib/clock.h"

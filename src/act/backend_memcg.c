@@ -23,9 +23,6 @@
  * dropped.  That breaks "never unmap", so auto never picks this backend;
  * it runs only when named.  See docs/backends.md.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE	/* O_NOATIME, O_PATH, getline, makedev */
-#endif
 #include "backend.h"
 #include "core/size.h"
 #include "lib/clock.h"
