@@ -1,24 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * backend.c - the backend registry, auto selection, and the small file
- * helpers the global backends share (root prefix for tests, logged writes).
+ * backend.c - the backend registry, auto selection, and the opening and
+ * close every reclaim shares.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE	/* O_NOATIME, O_PATH, getline, makedev */
-#endif
 #include "backend.h"
 #include "core/config.h"
-#include "lib/hooks.h"
 #include "lib/clock.h"
 #include "lib/text.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
-#include <unistd.h>
 
 /*
  * The backends; auto tries them by auto_rank, as bench/ measured it
@@ -155,84 +147,6 @@ int upcc_backend_select(struct upcc_backend *backend, const char *name,
 		return -ENOENT;
 	}
 	return select_named(backend, ops, scope);
-}
-
-const char *upcc_backend_root(void)
-{
-	return upcc_hooks.sysfs_root ? upcc_hooks.sysfs_root : "";
-}
-
-int upcc_backend_path(char *buf, size_t len, const char *path)
-{
-	int n = snprintf(buf, len, "%s%s", upcc_backend_root(), path);
-
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
-}
-
-static void log_write(const char *path, const char *value)
-{
-	const char *log_path = upcc_hooks.backend_log;
-	FILE *log;
-
-	if (!log_path)
-		return;
-	log = fopen(log_path, "ae");
-	if (!log)
-		return;
-	fprintf(log, "%s %s\n", path + strlen(upcc_backend_root()), value);
-	fclose(log);
-}
-
-int upcc_backend_write(const char *path, const char *value)
-{
-	size_t len = strlen(value);
-	ssize_t written;
-	int fd, err = 0;
-
-	log_write(path, value);
-	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	/* One write: sysfs and cgroupfs parse what a single write(2) gives them. */
-	written = write(fd, value, len);
-	if (written < 0)
-		err = -errno;
-	else if ((size_t)written != len)
-		err = -EIO;
-	if (close(fd) < 0 && !err)
-		err = -errno;
-	return err;
-}
-
-int upcc_backend_read_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "re");
-	int err = 0;
-
-	if (!f)
-		return -errno;
-	if (!fgets(buf, (int)len, f))
-		err = ferror(f) ? -EIO : -ENODATA;
-	else
-		buf[strcspn(buf, "\n")] = '\0';
-	fclose(f);
-	return err;
-}
-
-bool upcc_kernel_at_least(unsigned int major, unsigned int minor)
-{
-	const char *release = upcc_hooks.kernel_release;
-	struct utsname uts;
-	unsigned int have_major = 0, have_minor = 0;
-
-	if (!release) {
-		if (uname(&uts) < 0)
-			return false;
-		release = uts.release;
-	}
-	if (sscanf(release, "%u.%u", &have_major, &have_minor) != 2)
-		return false;
-	return have_major > major || (have_major == major && have_minor >= minor);
 }
 
 bool upcc_reclaim_begin(const struct upcc_backend *backend, uint64_t nr_pages,

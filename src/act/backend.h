@@ -134,30 +134,6 @@ int upcc_backend_select(struct upcc_backend *backend, const char *name,
 /* Every registered backend, NULL-terminated, in auto order. */
 extern const struct upcc_backend_ops *const upcc_backends[];
 
-/*
- * The root the global backends prefix to /sys and /proc paths: "" on a real
- * system; tests set upcc_hooks.sysfs_root (hooks.h) to a fake tree in a temp
- * dir so the write sequences can be checked without touching the kernel.
- */
-const char *upcc_backend_root(void);
-
-/* Build "<root><path>" into @buf; -ENAMETOOLONG if it does not fit. */
-int upcc_backend_path(char *buf, size_t len, const char *path);
-
-/* Write @value to the file at @path (no O_CREAT: sysfs files exist or the
- * kernel lacks them).  Appends "path value" to upcc_hooks.backend_log if
- * set, so tests see the sequence.  0 or -errno (the kernel's error from write).
- */
-int upcc_backend_write(const char *path, const char *value);
-
-/* Read a small file's first line, newline stripped.  0 or -errno. */
-int upcc_backend_read_line(const char *path, char *buf, size_t len);
-
-/* Kernel release as "major.minor" >= (@major, @minor)?  uname, or
- * upcc_hooks.kernel_release in tests.
- */
-bool upcc_kernel_at_least(unsigned int major, unsigned int minor);
-
 extern const struct upcc_backend_ops upcc_backend_fadvise;
 extern const struct upcc_backend_ops upcc_backend_memcg;
 extern const struct upcc_backend_ops upcc_backend_damon;

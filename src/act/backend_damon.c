@@ -19,12 +19,10 @@
  * DAMON belongs to whoever set it up first: if any kdamond exists
  * (nr_kdamonds != 0) the backend refuses and auto falls back.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE	/* O_NOATIME, O_PATH, getline, makedev */
-#endif
 #include "backend.h"
 #include "core/size.h"
 #include "lib/clock.h"
+#include "sys/sysfs.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -56,7 +54,7 @@ static int admin_write(const char *admin, const char *rel, const char *value)
 	char path[PATH_MAX + 256];
 	int err = admin_file(admin, rel, path, sizeof(path));
 
-	return err ? err : upcc_backend_write(path, value);
+	return err ? err : upcc_sysfs_write(path, value);
 }
 
 static int admin_read(const char *admin, const char *rel, char *buf, size_t len)
@@ -64,7 +62,7 @@ static int admin_read(const char *admin, const char *rel, char *buf, size_t len)
 	char path[PATH_MAX + 256];
 	int err = admin_file(admin, rel, path, sizeof(path));
 
-	return err ? err : upcc_backend_read_line(path, buf, len);
+	return err ? err : upcc_sysfs_read_line(path, buf, len);
 }
 
 /* Is DAMON free for us?  0, -ENOENT (no sysfs interface) or -EBUSY. */
@@ -88,7 +86,7 @@ static int damon_probe(const struct upcc_scope *scope, char *why, size_t why_len
 			 scope->kind == UPCC_SCOPE_PATH ? "directory tree" : "single node");
 		return -ENOTSUP;
 	}
-	if (upcc_backend_path(admin, sizeof(admin), DAMON_ADMIN))
+	if (upcc_sysfs_path(admin, sizeof(admin), DAMON_ADMIN))
 		return -ENAMETOOLONG;
 	err = damon_free(admin);
 	if (err == -ENOENT) {
@@ -120,7 +118,7 @@ static int system_ram_span(unsigned long long *start, unsigned long long *end)
 	bool found = false;
 	FILE *f;
 
-	if (upcc_backend_path(path, sizeof(path), "/proc/iomem"))
+	if (upcc_sysfs_path(path, sizeof(path), "/proc/iomem"))
 		return -ENAMETOOLONG;
 	f = fopen(path, "re");
 	if (!f)
@@ -166,7 +164,7 @@ static int damon_init(struct upcc_backend *backend, const struct upcc_scope *sco
 
 	if (!priv)
 		return -ENOMEM;
-	err = upcc_backend_path(priv->admin, sizeof(priv->admin), DAMON_ADMIN);
+	err = upcc_sysfs_path(priv->admin, sizeof(priv->admin), DAMON_ADMIN);
 	if (!err)
 		err = system_ram_span(&priv->ram_start, &priv->ram_end);
 	if (!err && scope->kind == UPCC_SCOPE_CGROUP)

@@ -6,9 +6,6 @@
  * the hot working set away with the cold, whatever was asked.  So it needs
  * allow_dropcache, and auto tries it last.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE	/* O_NOATIME, O_PATH, getline, makedev */
-#endif
 #include "backend.h"
 #include "core/size.h"
 #include "lib/clock.h"
@@ -22,6 +19,7 @@
 
 #include "core/policy.h"
 #include "sys/stats.h"
+#include "sys/sysfs.h"
 
 #define DROP_CACHES	"/proc/sys/vm/drop_caches"
 
@@ -33,7 +31,7 @@ static int dropcache_probe(const struct upcc_scope *scope, char *why, size_t why
 		snprintf(why, why_len, "drop_caches acts on the whole system only");
 		return -ENOTSUP;
 	}
-	if (upcc_backend_path(path, sizeof(path), DROP_CACHES) || access(path, F_OK) < 0) {
+	if (upcc_sysfs_path(path, sizeof(path), DROP_CACHES) || access(path, F_OK) < 0) {
 		snprintf(why, why_len, "no %s", DROP_CACHES);
 		return -ENOENT;
 	}
@@ -50,12 +48,10 @@ static int dropcache_init(struct upcc_backend *backend, const struct upcc_scope 
 /* Unmapped file pages system-wide, or -1 if meminfo cannot be read. */
 static int64_t unmapped_pages(void)
 {
-	char path[PATH_MAX];
 	struct upcc_meminfo info;
 	uint64_t kb_per_page = upcc_page_size() / 1024u;
 
-	if (upcc_backend_path(path, sizeof(path), "/proc/meminfo") ||
-	    upcc_meminfo_read(path, &info))
+	if (upcc_meminfo_read_system(&info))
 		return -1;
 	return (int64_t)upcc_unmapped_file_pages(
 		(info.kb[UPCC_MI_ACTIVE_FILE] + info.kb[UPCC_MI_INACTIVE_FILE]) / kb_per_page,
@@ -74,11 +70,11 @@ static int dropcache_reclaim(struct upcc_backend *backend, const struct upcc_sco
 	(void)round;	/* nothing of a step outlives it */
 	if (!upcc_reclaim_begin(backend, nr_pages, result, &start_usec) || !backend->allow_dropcache)
 		return backend->allow_dropcache ? 0 : -EPERM;
-	err = upcc_backend_path(path, sizeof(path), DROP_CACHES);
+	err = upcc_sysfs_path(path, sizeof(path), DROP_CACHES);
 	if (err)
 		return err;
 	before = unmapped_pages();
-	err = upcc_backend_write(path, "1");
+	err = upcc_sysfs_write(path, "1");
 	after = unmapped_pages();
 	if (before >= 0 && after >= 0 && before > after)
 		result->reclaimed_pages = (uint64_t)(before - after);

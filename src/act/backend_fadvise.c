@@ -8,9 +8,6 @@
  * files cachestat reports dirty or under writeback are skipped because
  * DONTNEED would start writeback on them; nothing here touches anon memory.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE	/* O_NOATIME, O_PATH, getline, makedev */
-#endif
 #include "backend.h"
 #include "lib/clock.h"
 

@@ -23,9 +23,6 @@
  * dropped.  That breaks "never unmap", so auto never picks this backend;
  * it runs only when named.  See docs/backends.md.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE	/* O_NOATIME, O_PATH, getline, makedev */
-#endif
 #include "backend.h"
 #include "core/policy.h"
 #include "core/size.h"
@@ -39,6 +36,7 @@
 #include <unistd.h>
 
 #include "sys/stats.h"
+#include "sys/sysfs.h"
 
 struct memcg_priv {
 	char reclaim_path[PATH_MAX];
@@ -50,9 +48,9 @@ struct memcg_priv {
 static int cgroup_dir(const struct upcc_scope *scope, char *buf, size_t len)
 {
 	if (scope->kind == UPCC_SCOPE_SYSTEM)
-		return upcc_backend_path(buf, len, "/sys/fs/cgroup");
+		return upcc_sysfs_path(buf, len, "/sys/fs/cgroup");
 	if (scope->kind == UPCC_SCOPE_CGROUP)
-		return upcc_backend_path(buf, len, scope->path);
+		return upcc_sysfs_path(buf, len, scope->path);
 	return -ENOTSUP;
 }
 
@@ -63,23 +61,15 @@ static int file_in(char *buf, size_t len, const char *dir, const char *name)
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-/* SwapTotal in kB from meminfo; stats.h does not carry it.  -1 if unknown. */
+/* SwapTotal in kB from meminfo, -1 if unknown: only 0 means no swap. */
 static long long swap_total_kb(void)
 {
-	char path[PATH_MAX], line[256];
-	long long kb = -1;
-	FILE *f;
+	struct upcc_meminfo info;
 
-	if (upcc_backend_path(path, sizeof(path), "/proc/meminfo"))
+	if (upcc_meminfo_read_system(&info) || !UPCC_HAS(&info, UPCC_MI_SWAP_TOTAL) ||
+	    info.kb[UPCC_MI_SWAP_TOTAL] > INT64_MAX)
 		return -1;
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "SwapTotal: %lld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
+	return (long long)info.kb[UPCC_MI_SWAP_TOTAL];
 }
 
 static int memcg_probe(const struct upcc_scope *scope, char *why, size_t why_len)
@@ -142,15 +132,12 @@ static int64_t file_bytes(const struct memcg_priv *priv)
 static int held_pages(const struct memcg_priv *priv, uint64_t page, uint64_t *dirty,
 		      uint64_t *writeback)
 {
-	char path[PATH_MAX];
 	int err;
 
 	if (priv->system) {
 		struct upcc_meminfo info;
 
-		err = upcc_backend_path(path, sizeof(path), "/proc/meminfo");
-		if (!err)
-			err = upcc_meminfo_read(path, &info);
+		err = upcc_meminfo_read_system(&info);
 		if (err)
 			return err;
 		if (!UPCC_HAS(&info, UPCC_MI_DIRTY) || !UPCC_HAS(&info, UPCC_MI_WRITEBACK))
@@ -211,7 +198,7 @@ static int write_request(struct memcg_priv *priv, uint64_t bytes)
 
 	if (priv->swappiness_key) {
 		snprintf(request, sizeof(request), "%llu swappiness=0", (unsigned long long)bytes);
-		err = upcc_backend_write(priv->reclaim_path, request);
+		err = upcc_sysfs_write(priv->reclaim_path, request);
 		if (err != -EINVAL)
 			return err;
 		priv->swappiness_key = false;
@@ -219,7 +206,7 @@ static int write_request(struct memcg_priv *priv, uint64_t bytes)
 	if (swap_total_kb() != 0)
 		return -EOPNOTSUPP;	/* could swap anon: refuse */
 	snprintf(request, sizeof(request), "%llu", (unsigned long long)bytes);
-	return upcc_backend_write(priv->reclaim_path, request);
+	return upcc_sysfs_write(priv->reclaim_path, request);
 }
 
 static int memcg_reclaim(struct upcc_backend *backend, const struct upcc_scope *scope,

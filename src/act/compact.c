@@ -12,8 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backend.h"
 #include "lib/hooks.h"
+#include "sys/sysfs.h"
 
 #define BALLOON_DRIVER_DIR	"/sys/bus/virtio/drivers/virtio_balloon"
 #define COMPACT_SYSCTL		"/proc/sys/vm/compact_memory"
@@ -30,7 +30,7 @@ static bool device_reports(const char *driver_dir, const char *device)
 	if (snprintf(path, sizeof(path), "%s/%s/features", driver_dir, device) >=
 	    (int)sizeof(path))
 		return false;
-	if (upcc_backend_read_line(path, features, sizeof(features)))
+	if (upcc_sysfs_read_line(path, features, sizeof(features)))
 		return false;
 	return strlen(features) > UPCC_VIRTIO_BALLOON_F_REPORTING &&
 	       features[UPCC_VIRTIO_BALLOON_F_REPORTING] == '1';
@@ -43,7 +43,7 @@ static bool find_reporting_balloon(char *device, size_t len)
 	bool found = false;
 	DIR *dir;
 
-	if (upcc_backend_path(driver_dir, sizeof(driver_dir), BALLOON_DRIVER_DIR))
+	if (upcc_sysfs_path(driver_dir, sizeof(driver_dir), BALLOON_DRIVER_DIR))
 		return false;
 	dir = opendir(driver_dir);
 	if (!dir)
@@ -76,7 +76,7 @@ void upcc_compact_probe(struct upcc_compact *compact)
 			 "off: no virtio-balloon device with free page reporting");
 		return;
 	}
-	if (upcc_backend_path(sysctl, sizeof(sysctl), COMPACT_SYSCTL) ||
+	if (upcc_sysfs_path(sysctl, sizeof(sysctl), COMPACT_SYSCTL) ||
 	    access(sysctl, W_OK) != 0) {
 		snprintf(compact->why, sizeof(compact->why),
 			 "off: %s reports free pages, but the kernel cannot compact (" COMPACT_SYSCTL
@@ -114,9 +114,9 @@ bool upcc_compact_after_round(struct upcc_compact *compact, uint64_t freed_pages
 		return false;
 	/* The write compacts every node in this thread before it returns. */
 	before = thread_cpu_usec();
-	err = upcc_backend_path(sysctl, sizeof(sysctl), COMPACT_SYSCTL);
+	err = upcc_sysfs_path(sysctl, sizeof(sysctl), COMPACT_SYSCTL);
 	if (!err)
-		err = upcc_backend_write(sysctl, "1");
+		err = upcc_sysfs_write(sysctl, "1");
 	compact->cpu_usec_total += thread_cpu_usec() - before;
 	compact->last_usec = now_usec;
 	compact->freed_pages = 0;

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "config.h"
-#include "sys/stats.h"
+#include "lib/readtext.h"
 
 #define MAX_LINE_LEN	8192
 

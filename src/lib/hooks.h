@@ -18,11 +18,9 @@
 struct upcc_cachestat;
 
 struct upcc_hooks {
-	const char *sysfs_root;		/* prefix of the backends' /sys and /proc paths */
-	const char *measure_root;	/* prefix of the measured /proc and /sys files */
+	const char *root;		/* prefix of every /proc and /sys path (sys/sysfs.h) */
 	const char *backend_log;	/* append every backend write here */
 	const char *kernel_release;	/* instead of uname's */
-	const char *proc_root;		/* prefix of /proc for maps and meminfo */
 	const char *residency;		/* "mincore" or "cachestat": force the method */
 	const char *mountinfo;		/* instead of /proc/self/mountinfo */
 	int no_fanotify;		/* learn by walks only, never mark a filesystem */

@@ -8,7 +8,6 @@
 
 #include "lib/atomicfile.h"
 #include "metrics.h"
-#include "state.h"
 
 enum metric_kind { GAUGE, COUNTER };
 

@@ -13,8 +13,8 @@
 
 #include "lib/atomicfile.h"
 #include "lib/jsonstr.h"
+#include "lib/readtext.h"
 #include "state.h"
-#include "sys/stats.h"
 
 void upcc_state_scope_measured(struct upcc_state_scope *out, const struct upcc_sample *sample,
 			       const struct upcc_policy *policy)

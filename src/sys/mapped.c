@@ -6,8 +6,8 @@
 #define _GNU_SOURCE	/* getline, makedev */
 #endif
 #include "mapped.h"
-#include "lib/hooks.h"
 #include "lib/pace.h"
+#include "sysfs.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -141,7 +141,6 @@ static bool is_pid_name(const char *name)
 
 int upcc_mapped_set_load(struct upcc_mapped_set *set)
 {
-	const char *root = upcc_hooks.proc_root;
 	char dir_path[PATH_MAX], path[PATH_MAX + 300];
 	struct dirent *entry;
 	DIR *dir;
@@ -149,7 +148,8 @@ int upcc_mapped_set_load(struct upcc_mapped_set *set)
 
 	set->count = 0;
 	set->unreadable = 0;
-	snprintf(dir_path, sizeof(dir_path), "%s/proc", root ? root : "");
+	if (upcc_sysfs_path(dir_path, sizeof(dir_path), "/proc"))
+		return -ENAMETOOLONG;
 	dir = opendir(dir_path);
 	if (!dir)
 		return -errno;

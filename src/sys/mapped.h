@@ -20,7 +20,7 @@ struct upcc_mapped_set {
 	size_t unreadable;	/* maps files we may not read (EACCES: no CAP_SYS_PTRACE) */
 };
 
-/* Read every /proc/PID/maps ($UPCC_PROC_ROOT/proc in tests).  0 or -errno. */
+/* Read every /proc/PID/maps (under the tests' root, sysfs.h).  0 or -errno. */
 int upcc_mapped_set_load(struct upcc_mapped_set *set);
 /* Parse one maps file's text into @set (unsorted until _finish). */
 int upcc_mapped_set_parse(struct upcc_mapped_set *set, const char *text);

@@ -10,20 +10,14 @@
 #include <unistd.h>
 
 #include "core/policy.h"
-#include "lib/hooks.h"
+#include "lib/readtext.h"
 #include "mapped.h"
 #include "measure.h"
 #include "residency.h"
 #include "stats.h"
+#include "sysfs.h"
 #include "walk.h"
 
-
-static int rooted_path(char *buffer, size_t size, const char *path)
-{
-	int len = snprintf(buffer, size, "%s%s", upcc_hooks.measure_root ? upcc_hooks.measure_root : "", path);
-
-	return len < 0 || (size_t)len >= size ? -ENAMETOOLONG : 0;
-}
 
 static uint64_t kb_to_pages(uint64_t kb)
 {
@@ -53,7 +47,7 @@ static int measure_meminfo_file(const char *path, struct upcc_sample *sample)
 {
 	struct upcc_meminfo info;
 	char full[PATH_MAX];
-	int err = rooted_path(full, sizeof(full), path);
+	int err = upcc_sysfs_path(full, sizeof(full), path);
 
 	if (!err)
 		err = upcc_meminfo_read(full, &info);
@@ -207,7 +201,7 @@ int upcc_measure_nodes(int *ids, size_t max)
 	char path[PATH_MAX], *text;
 	int count;
 
-	if (rooted_path(path, sizeof(path), "/sys/devices/system/node/has_memory"))
+	if (upcc_sysfs_path(path, sizeof(path), "/sys/devices/system/node/has_memory"))
 		return -ENAMETOOLONG;
 	if (upcc_read_text(path, &text))
 		return 0;	/* no NUMA sysfs: the system is the only node */

@@ -12,9 +12,9 @@
 #include "residency.h"
 #include "walk.h"
 
-/* /proc and /sys paths are read under upcc_hooks.measure_root (hooks.h):
- * tests point it at a fixture tree (tests/unit/fixtures/root) so that every
- * scope kind is measured from real files, not the host's accounting.
+/* /proc and /sys paths are read under the tests' root (sysfs.h): tests
+ * point it at a fixture tree (tests/unit/fixtures/root) so that every scope
+ * kind is measured from real files, not the host's accounting.
  */
 
 /* Fill @sample for @scope (any kind).  0 or a negative errno. */

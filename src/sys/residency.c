@@ -9,8 +9,10 @@
 #include "lib/hooks.h"
 #include "core/size.h"
 #include "cachestat.h"
+#include "sysfs.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,11 +247,18 @@ int upcc_residency_run_start(int fd, const struct stat *st, uint64_t end_page,
 	return 0;
 }
 
+/* A sysctl in centiseconds, or @fallback (the kernel's default) if it
+ * cannot be read.
+ */
 static long read_centisecs(const char *path, long fallback)
 {
-	FILE *f = fopen(path, "re");
+	char rooted[PATH_MAX];
 	long value;
+	FILE *f;
 
+	if (upcc_sysfs_path(rooted, sizeof(rooted), path))
+		return fallback;
+	f = fopen(rooted, "re");
 	if (!f)
 		return fallback;
 	if (fscanf(f, "%ld", &value) != 1 || value < 0)
@@ -260,14 +269,9 @@ static long read_centisecs(const char *path, long fallback)
 
 int64_t upcc_residency_quiet_seconds(void)
 {
-	const char *root = upcc_hooks.proc_root;	/* tests only */
-	char path[512];
-	long expire, writeback;
+	long expire = read_centisecs("/proc/sys/vm/dirty_expire_centisecs", 3000);
+	long writeback = read_centisecs("/proc/sys/vm/dirty_writeback_centisecs", 500);
 
-	snprintf(path, sizeof(path), "%s/proc/sys/vm/dirty_expire_centisecs", root ? root : "");
-	expire = read_centisecs(path, 3000);
-	snprintf(path, sizeof(path), "%s/proc/sys/vm/dirty_writeback_centisecs", root ? root : "");
-	writeback = read_centisecs(path, 500);
 	/* Periodic writeback off: old dirty data may stay dirty forever, so
 	 * age proves nothing and nothing may be evicted blind.
 	 */

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 
 #include "lib/readtext.h"
 #include "stats.h"
+#include "sysfs.h"
 
 
 static const char *const meminfo_names[UPCC_MI_NR_FIELDS] = {
@@ -24,6 +26,7 @@ static const char *const meminfo_names[UPCC_MI_NR_FIELDS] = {
 	[UPCC_MI_DIRTY] = "Dirty",
 	[UPCC_MI_WRITEBACK] = "Writeback",
 	[UPCC_MI_SHMEM] = "Shmem",
+	[UPCC_MI_SWAP_TOTAL] = "SwapTotal",
 };
 
 static const char *const memstat_names[UPCC_MS_NR_FIELDS] = {
@@ -263,6 +266,14 @@ int fn(const char *path, type *out)				\
 DEFINE_READ(upcc_meminfo_read, upcc_meminfo_parse, struct upcc_meminfo)
 DEFINE_READ(upcc_memstat_read, upcc_memstat_parse, struct upcc_memstat)
 DEFINE_READ(upcc_vmstat_read, upcc_vmstat_parse, struct upcc_vmstat)
+
+int upcc_meminfo_read_system(struct upcc_meminfo *info)
+{
+	char path[PATH_MAX];
+	int err = upcc_sysfs_path(path, sizeof(path), "/proc/meminfo");
+
+	return err ? err : upcc_meminfo_read(path, info);
+}
 
 int upcc_id_list_parse(const char *text, int *ids, size_t max)
 {

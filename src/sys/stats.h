@@ -25,6 +25,7 @@ enum upcc_meminfo_field {
 	UPCC_MI_DIRTY,
 	UPCC_MI_WRITEBACK,
 	UPCC_MI_SHMEM,
+	UPCC_MI_SWAP_TOTAL,		/* /proc/meminfo only: memcg needs "no swap" */
 	UPCC_MI_NR_FIELDS,
 };
 
@@ -88,12 +89,13 @@ int upcc_meminfo_read(const char *path, struct upcc_meminfo *info);
 int upcc_memstat_read(const char *path, struct upcc_memstat *stat);
 int upcc_vmstat_read(const char *path, struct upcc_vmstat *stat);
 
+/* /proc/meminfo, read under the tests' root (sysfs.h).  0 or -errno. */
+int upcc_meminfo_read_system(struct upcc_meminfo *info);
+
 /*
  * A kernel list like "0-3,8" (sysfs node/online) into @ids, ascending.
  * Returns how many ids were stored (at most @max), or -EINVAL.
  */
 int upcc_id_list_parse(const char *text, int *ids, size_t max);
-
-#include "lib/readtext.h"
 
 #endif /* UPCC_STATS_H */

@@ -2,7 +2,8 @@
 /*
  * test_backend.c - backend registry and auto choice; the global backends'
  * write sequences against a fake sysfs/cgroupfs/procfs in a temp dir
- * (upcc_hooks.sysfs_root), never the host's; fadvise on real files.
+ * (upcc_hooks.root), never the host's; fadvise on real files, with the
+ * fake tree's /proc.
  */
 #include "helpers.h"
 
@@ -19,6 +20,7 @@
 #include "inventory/inventory.h"
 #include "sys/measure.h"
 #include "sys/residency.h"
+#include "sys/sysfs.h"
 
 static char root[PATH_MAX];
 static char log_path[PATH_MAX + 16];
@@ -82,13 +84,25 @@ static void fake_damon_tree(const char *nr_kdamonds)
 			    "100000000-13fffffff : System RAM\n");
 }
 
+/*
+ * What the fadvise backend reads of /proc under the one root: a meminfo
+ * that gives MemTotal (the path scope's memory) and a /proc without
+ * processes, so no file is mapped.  Written by each fadvise case, since the
+ * cases before it leave other meminfos behind.
+ */
+static void fake_proc(void)
+{
+	fake("/proc/meminfo", "MemTotal: 1000000 kB\nActive(file): 4000 kB\n"
+			      "Inactive(file): 4000 kB\nMapped: 1000 kB\n");
+}
+
 static int setup(void **state)
 {
 	(void)state;
 	if (!ua_mkdtemp(root, sizeof(root)))
 		return -1;
 	snprintf(log_path, sizeof(log_path), "%s/writes.log", root);
-	upcc_hooks.sysfs_root = root;
+	upcc_hooks.root = root;
 	/* A filesystem-wide fanotify mark on the host's build/ filesystem would
 	 * watch every other job's files: fanotify learning is tested on the
 	 * integration suite's own loop filesystem instead.
@@ -101,7 +115,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	upcc_hooks.sysfs_root = NULL;
+	upcc_hooks.root = NULL;
 	upcc_hooks.backend_log = NULL;
 	upcc_hooks.kernel_release = NULL;
 	ua_rm_rf(root);
@@ -455,6 +469,7 @@ static void test_fadvise_real(void **state)
 	int fd;
 
 	(void)state;
+	fake_proc();
 	/* Needs cachestat: under mincore a just-written file is left alone. */
 	if (upcc_residency_method() != UPCC_RESIDENCY_CACHESTAT || ua_under_valgrind())
 		skip();
@@ -537,6 +552,7 @@ static void test_fadvise_sample_path(void **state)
 	uint32_t scan;
 
 	(void)state;
+	fake_proc();
 	if (upcc_residency_method() != UPCC_RESIDENCY_CACHESTAT || ua_under_valgrind())
 		skip();
 	snprintf(dir, sizeof(dir), "%s/sampled", root);
@@ -589,6 +605,7 @@ static void test_fadvise_system_no_disk(void **state)
 	struct upcc_action_result result;
 
 	(void)state;
+	fake_proc();
 	fixture_mountinfo(NULL);
 	assert_int_equal(upcc_backend_select(&backend, "fadvise", &scope), 0);
 	assert_non_null(strstr(backend.why, "no local disk-backed filesystem: nothing to reclaim"));
@@ -615,6 +632,7 @@ static void test_fadvise_system_disk(void **state)
 	int fd;
 
 	(void)state;
+	fake_proc();
 	snprintf(dir, sizeof(dir), "%s/data", root);
 	assert_int_equal(ua_mkdir_p(dir), 0);
 	fixture_mountinfo(dir);
@@ -655,6 +673,7 @@ static void test_fadvise_system_walk_skips(void **state)
 	size_t used;
 
 	(void)state;
+	fake_proc();
 	snprintf(dir, sizeof(dir), "%s/deep", root);
 	assert_int_equal(ua_mkdir_p(dir), 0);
 	fixture_mountinfo(dir);
@@ -687,6 +706,7 @@ static void test_fadvise_system_long_paths(void **state)
 	size_t nr_lines = 0, why_len;
 
 	(void)state;
+	fake_proc();
 	memset(deep, 'd', sizeof(deep) - 1);
 	deep[sizeof(deep) - 1] = '\0';
 	for (size_t i = 0; i < NR_MOUNTS; i++) {

@@ -2,7 +2,7 @@
 /*
  * test_compact.c - upcd compacts only under a balloon that reports free
  * pages, and then only after enough was freed and not more often than its
- * gap.  A fake /sys and /proc (upcc_hooks.sysfs_root); every write is
+ * gap.  A fake /sys and /proc (upcc_hooks.root); every write is
  * recorded in upcc_hooks.backend_log.
  */
 #include <limits.h>
@@ -62,7 +62,7 @@ static int setup(void **state)
 	if (!ua_mkdtemp(root, sizeof(root)))
 		return -1;
 	snprintf(log_path, sizeof(log_path), "%s/writes.log", root);
-	upcc_hooks.sysfs_root = root;
+	upcc_hooks.root = root;
 	upcc_hooks.backend_log = log_path;
 	return 0;
 }
@@ -70,7 +70,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	upcc_hooks.sysfs_root = NULL;
+	upcc_hooks.root = NULL;
 	upcc_hooks.backend_log = NULL;
 	ua_rm_rf(root);
 	return 0;

@@ -31,7 +31,7 @@ static int setup(void **state)
 	 * integration suite's own loop filesystem instead.
 	 */
 	upcc_hooks.no_fanotify = 1;
-	upcc_hooks.proc_root = NULL;
+	upcc_hooks.root = NULL;
 	return ua_mkdtemp(tree, sizeof(tree)) ? 0 : -1;
 }
 
@@ -78,9 +78,9 @@ static void test_mapped_set_fake_proc(void **state)
 	snprintf(dir, sizeof(dir), "%s/fp/proc/self-not-a-pid", tree);
 	assert_int_equal(ua_mkdir_p(dir), 0);
 	snprintf(dir, sizeof(dir), "%s/fp", tree);
-	upcc_hooks.proc_root = dir;
+	upcc_hooks.root = dir;
 	assert_int_equal(upcc_mapped_set_load(&set), 0);
-	upcc_hooks.proc_root = NULL;
+	upcc_hooks.root = NULL;
 	assert_int_equal(set.count, 2);
 	upcc_mapped_set_free(&set);
 }

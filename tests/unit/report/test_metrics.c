@@ -8,7 +8,7 @@
 
 #include "unit.h"
 #include "report/metrics.h"
-#include "sys/stats.h"
+#include "lib/readtext.h"
 
 static const struct upcc_backend_ops named_ops = { .name = "fadvise" };
 

@@ -26,7 +26,7 @@ static struct upcc_scope scope_of(enum upcc_scope_kind kind, int node_id, const 
 static int setup_root(void **state)
 {
 	(void)state;
-	upcc_hooks.measure_root = UPCC_FIXTURES "/root";
+	upcc_hooks.root = UPCC_FIXTURES "/root";
 	return 0;
 }
 
@@ -77,13 +77,13 @@ static void test_no_numa(void **state)
 	(void)state;
 	if (upcc_page_size() != 4096)
 		skip();
-	upcc_hooks.measure_root = UPCC_FIXTURES "/root-nonuma";
+	upcc_hooks.root = UPCC_FIXTURES "/root-nonuma";
 	assert_int_equal(upcc_measure_nodes(ids, 4), 0);
 	assert_int_equal(upcc_measure(&system, &sample), 0);
 	assert_true(sample.total_pages == 61518);
 	assert_true(sample.unmapped_pages == 10000 - 2000);
 	assert_int_equal(upcc_measure(&node0, &sample), -ENOENT);
-	upcc_hooks.measure_root = UPCC_FIXTURES "/root";
+	upcc_hooks.root = UPCC_FIXTURES "/root";
 }
 
 static void test_missing_fields(void **state)
@@ -93,10 +93,10 @@ static void test_missing_fields(void **state)
 
 	(void)state;
 	/* A meminfo without Active(file)/Mapped cannot give an unmapped count. */
-	upcc_hooks.measure_root = UPCC_FIXTURES "/old-kernel-root";
+	upcc_hooks.root = UPCC_FIXTURES "/old-kernel-root";
 	assert_int_not_equal(upcc_measure(&system, &sample), 0);
 	assert_true(sample.total_pages == 99);
-	upcc_hooks.measure_root = UPCC_FIXTURES "/root";
+	upcc_hooks.root = UPCC_FIXTURES "/root";
 }
 
 static void test_cgroup(void **state)
@@ -154,11 +154,11 @@ static void test_mapped_exceeds_lru(void **state)
 	struct upcc_sample sample;
 
 	(void)state;
-	upcc_hooks.measure_root = UPCC_FIXTURES "/mapped-exceeds-root";
+	upcc_hooks.root = UPCC_FIXTURES "/mapped-exceeds-root";
 	assert_int_equal(upcc_measure(&system, &sample), 0);
 	assert_true(sample.unmapped_pages == 0);	/* clamped, as the kernel does */
 	assert_true(sample.mapped_pages > sample.file_lru_pages);
-	upcc_hooks.measure_root = UPCC_FIXTURES "/root";
+	upcc_hooks.root = UPCC_FIXTURES "/root";
 }
 
 int main(void)

@@ -23,7 +23,7 @@ static int setup(void **state)
 {
 	(void)state;
 	upcc_hooks.residency = NULL;
-	upcc_hooks.proc_root = NULL;
+	upcc_hooks.root = NULL;
 	return ua_mkdtemp(tmpdir, sizeof(tmpdir)) ? 0 : -1;
 }
 
@@ -32,7 +32,7 @@ static int teardown(void **state)
 	(void)state;
 	ua_rm_rf(tmpdir);
 	upcc_hooks.residency = NULL;
-	upcc_hooks.proc_root = NULL;
+	upcc_hooks.root = NULL;
 	return 0;
 }
 
@@ -149,7 +149,7 @@ static void test_cachestat_dirty(void **state)
 
 static void fake_vm(const char *expire, const char *writeback)
 {
-	/* Static: upcc_hooks.proc_root points at it after this returns. */
+	/* Static: upcc_hooks.root points at it after this returns. */
 	static char dir[PATH_MAX + 32];
 	char file[PATH_MAX + 64];
 
@@ -160,7 +160,7 @@ static void fake_vm(const char *expire, const char *writeback)
 	snprintf(file, sizeof(file), "%s/dirty_writeback_centisecs", dir);
 	assert_int_equal(ua_write_file(file, writeback), 0);
 	snprintf(dir, sizeof(dir), "%s/fakeproc", tmpdir);
-	upcc_hooks.proc_root = dir;
+	upcc_hooks.root = dir;
 }
 
 /* Without cachestat a file may be evicted only once the flusher must have
@@ -188,7 +188,7 @@ static void test_mincore_age_rule(void **state)
 	assert_false(upcc_residency_may_evict(&res, &st, now));
 	fake_vm("junk\n", "500\n");	/* unreadable: the kernel default */
 	assert_int_equal(upcc_residency_quiet_seconds(), 30 + 10 + 30);
-	upcc_hooks.proc_root = NULL;
+	upcc_hooks.root = NULL;
 }
 
 static void test_not_regular(void **state)

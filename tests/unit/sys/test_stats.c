@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "unit.h"
+#include "lib/readtext.h"
 #include "sys/stats.h"
 
 static void test_meminfo_host(void **state)
