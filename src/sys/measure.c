@@ -268,7 +268,7 @@ static bool is_root_cgroup(const char *path)
 	return !file_in(parent, "cgroup.controllers");
 }
 
-int upcc_scope_check(const struct upcc_scope *scope, char *why, size_t len)
+int upcc_measure_check(const struct upcc_scope *scope, char *why, size_t len)
 {
 	if (scope->kind == UPCC_SCOPE_NODE)
 		return check_node(scope, why, len);
@@ -294,7 +294,7 @@ const char *upcc_measure_explain(const struct upcc_scope *scope, int err, char *
 		else if (!file_in(scope->path, "cgroup.controllers"))
 			snprintf(buf, len, "%s is not a cgroup v2 directory (no cgroup.controllers): "
 				 "upcd needs the unified hierarchy", scope->path);
-		else if (upcc_scope_check(scope, buf, len) == 0)
+		else if (upcc_measure_check(scope, buf, len) == 0)
 			snprintf(buf, len, "no memory.stat in %s: enable the memory controller "
 				 "(+memory in its parent's cgroup.subtree_control)", scope->path);
 		return buf;

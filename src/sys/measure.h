@@ -44,7 +44,7 @@ int upcc_measure_nodes(int *ids, size_t max);
  * node 1 (this machine has node 0)"), the root cgroup (no memory.stat).
  * A cgroup that does not exist yet is not refused: it may be created later.
  */
-int upcc_scope_check(const struct upcc_scope *scope, char *why, size_t len);
+int upcc_measure_check(const struct upcc_scope *scope, char *why, size_t len);
 
 /* @err from upcc_measure() on @scope in words that say why and what to do. */
 const char *upcc_measure_explain(const struct upcc_scope *scope, int err, char *buf,

@@ -199,7 +199,7 @@ int upcd_build_config(const struct upcd_options *options, struct upcc_config *co
 		const struct upcc_scope *scope = &config->scopes[i].scope;
 		char why[384];
 
-		err = upcc_scope_check(scope, why, sizeof(why));
+		err = upcc_measure_check(scope, why, sizeof(why));
 		if (err)
 			snprintf(error, sizeof(error), "scope %s: %s", scope->name, why);
 	}
