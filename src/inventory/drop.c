@@ -53,6 +53,24 @@ static uint64_t readahead_pages(void)
 	return UPCC_INVENTORY_READAHEAD_BYTES / upcc_page_size();
 }
 
+/*
+ * Where a file still being read is dropped up to.  A stream (its cache
+ * one run, ending short of the file's end: a reader going through it)
+ * keeps a window of twice the readahead at its reader, whatever the file's
+ * size: half of what it read, as any other reader keeps, would hold
+ * 50 GiB of a 100 GiB image being backed up.  Another reader (random, or
+ * one whose cache reached the end) keeps the upper half of its cache,
+ * where its read in progress and the readahead it had not consumed are.
+ */
+static uint64_t reader_keep_end(uint64_t end_page, uint64_t run_start, bool short_of_eof)
+{
+	uint64_t window = 2 * readahead_pages();
+
+	if (short_of_eof && end_page - run_start > window)
+		return end_page - window;
+	return behind_reader_end(end_page);
+}
+
 static int compare_coldest(const void *a, const void *b)
 {
 	const struct upcc_inventory_entry *x = *(struct upcc_inventory_entry *const *)a;
@@ -187,7 +205,7 @@ int upcc_inventory_evict(struct upcc_inventory *inv, struct upcc_inventory_entry
 		err = upcc_evict_fd_head(fd, &st, &inv->mapped, limit_pages, 0, result);
 	else if (entry->active)
 		err = upcc_evict_fd_head(fd, &st, &inv->mapped, limit_pages,
-					 behind_reader_end(end_page), result);
+					 reader_keep_end(end_page, run_start, short_of_eof), result);
 	else if (short_of_eof)
 		err = upcc_evict_fd_head(fd, &st, &inv->mapped, limit_pages, end_page, result);
 	else
