@@ -92,6 +92,43 @@ check "upcd's log has no control byte" no_control "$tmp/err"
 check "upcc status from that state exits 0" exit_code_is 0 "$upcc" status --state "$tmp/esc.json"
 check "upcc status prints no control byte" no_control "$tmp/out"
 
+# Issue 32 (review 3, M3): the state and metrics files are never written
+# through a symbolic link or into a directory another user owns or may
+# write: refused, the directory named, nothing written (--once exits 1, as
+# for any report file it cannot write).  The link is nobody's, in nobody's
+# non-sticky directory, so fs.protected_symlinks has no say either way.
+if [ "$(id -u)" -eq 0 ] && nobody=$(id -u nobody 2>/dev/null); then
+	m3=$tmp/m3
+	mkdir -p "$m3/d1" "$m3/victim" "$m3/theirs" "$m3/group"
+	chmod 0775 "$m3/group"
+	ln -s "$m3/victim" "$m3/theirs/upcc"
+	chown -h nobody "$m3/theirs/upcc"
+	chown nobody "$m3/theirs"
+	check "--state through nobody's symlink: --once exits 1" exit_code_is 1 "$upcd" --once \
+		--dry-run --scope "path:$m3/d1" --state "$m3/theirs/upcc/state.json"
+	check "the symlink is named" grep -qF \
+		"cannot write state $m3/theirs/upcc/state.json: $m3/theirs/upcc is a symbolic link" "$tmp/err"
+	check "nothing written where the symlink points" test -z "$(ls -A "$m3/victim")"
+	check "--metrics in nobody's directory: --once exits 1" exit_code_is 1 "$upcd" --once \
+		--dry-run --scope "path:$m3/d1" --metrics "$m3/theirs/m.prom"
+	check "the directory and its owner are named" grep -qF \
+		"cannot write metrics $m3/theirs/m.prom: directory $m3/theirs is owned by uid $nobody" \
+		"$tmp/err"
+	check "nothing written in nobody's directory" absent "$m3/theirs/m.prom"
+	check "--state in a group-writable directory: --once exits 1" exit_code_is 1 "$upcd" \
+		--once --dry-run --scope "path:$m3/d1" --state "$m3/group/state.json"
+	check "the group-writable directory is named" grep -qF \
+		"directory $m3/group is writable by its group (mode 0775) without the sticky bit" \
+		"$tmp/err"
+	check "nothing written in the group-writable directory" test -z "$(ls -A "$m3/group")"
+	check "a safe --state and --metrics: --once exits 0" exit_code_is 0 "$upcd" --once \
+		--dry-run --scope "path:$m3/d1" --state "$m3/run/state.json" --metrics "$m3/m.prom"
+	check "the state's missing directory was made" test -s "$m3/run/state.json"
+	check "the metrics were written" test -s "$m3/m.prom"
+else
+	echo "SKIP report paths of another user (needs root and a user nobody)"
+fi
+
 # 11. Small amounts are shown as they are: "target 40Ki", not "0.0 MiB".
 mkdir "$tmp/small"
 check "--target 10 dry run exits 0" exit_code_is 0 "$upcd" --once --dry-run \
