@@ -91,6 +91,20 @@ check "dry run on an escape-named path exits 0" exit_code_is 0 "$upcd" --once --
 check "upcd's log has no control byte" no_control "$tmp/err"
 check "upcc status from that state exits 0" exit_code_is 0 "$upcc" status --state "$tmp/esc.json"
 check "upcc status prints no control byte" no_control "$tmp/out"
+# Issue 32 (review 3): nor a bidi control, which would show
+# "invoice<U+202E>fdp.exe" as "invoiceexe.pdf".
+mkdir "$tmp/bidi"
+bidi_name=$(printf 'invoice\xe2\x80\xaefdp.exe')
+head -c 8192 /dev/urandom >"$tmp/bidi/$bidi_name"
+cat "$tmp/bidi/$bidi_name" >/dev/null
+no_bidi() { ! LC_ALL=C grep -q $'\xe2\x80\xae' "$1"; }
+check "upcc files with a U+202E name exits 0" exit_code_is 0 "$upcc" files "$tmp/bidi"
+check "upcc files prints no raw U+202E" no_bidi "$tmp/out"
+check "upcc files shows U+202E as \\xe2\\x80\\xae" grep -qF 'invoice\xe2\x80\xaefdp.exe' "$tmp/out"
+json_has_name() { "$upcc" files --json "$tmp/bidi" | python3 -c '
+import json, sys
+assert [f["path"] for f in json.load(sys.stdin)["files"]] == [sys.argv[1]]' "$tmp/bidi/$bidi_name"; }
+check "upcc files --json keeps the name as it is" json_has_name
 
 # Issue 32 (review 3, M3): the state and metrics files are never written
 # through a symbolic link or into a directory another user owns or may
