@@ -69,6 +69,12 @@ static size_t utf8_printable_len(const unsigned char *s)
 			return 0;
 		cp = cp << 6 | (s[i] & 0x3f);
 	}
+	/* An overlong form (ESC in three bytes, which a lax decoder reads as
+	 * ESC), a UTF-16 surrogate, or beyond U+10FFFF: not UTF-8.
+	 */
+	if (cp < (len == 2 ? 0x80u : len == 3 ? 0x800u : 0x10000u) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
 	if (s[0] == 0xc2 && s[1] < 0xa0)
 		return 0;		/* C1 control */
 	if (hides_or_reorders(cp))

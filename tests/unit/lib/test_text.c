@@ -127,6 +127,30 @@ static void test_printable_bidi(void **state)
 	}
 }
 
+/* text.h: "bytes that are not UTF-8 become \xNN", the sequences that
+ * look like UTF-8 but are not among them: overlong forms (ESC, U+202E),
+ * surrogates, beyond U+10FFFF.  The largest character and U+FFFD stay.
+ */
+static void test_printable_not_utf8(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "o\xe0\x80\x9b[2J", "o\\xe0\\x80\\x9b[2J" },
+		{ "\xf0\x82\x80\xae" "x", "\\xf0\\x82\\x80\\xae" "x" },
+		{ "s\xed\xa0\x80", "s\\xed\\xa0\\x80" },
+		{ "\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80" },
+		{ "\xf4\x8f\xbf\xbd\xef\xbf\xbd", "\xf4\x8f\xbf\xbd\xef\xbf\xbd" },
+	};
+	char out[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		upcc_text_printable(out, sizeof(out), cases[i].in);
+		assert_string_equal(out, cases[i].out);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -137,6 +161,7 @@ int main(void)
 		cmocka_unit_test(test_append_cut_when_nearly_full),
 		cmocka_unit_test(test_printable),
 		cmocka_unit_test(test_printable_bidi),
+		cmocka_unit_test(test_printable_not_utf8),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
