@@ -26,6 +26,7 @@ struct upcc_hooks {
 	int no_fanotify;		/* learn by walks only, never mark a filesystem */
 	int no_own_drain;		/* read our fanotify queue only between passes */
 	int no_compact;			/* never compact, whatever the balloon offers */
+	int no_openat2;			/* atomicfile.c: walk as on a kernel before 5.6 */
 	bool progress_now;		/* upcc files: progress lines from the first file */
 
 	/* Instead of cachestat(2) on [@off, @off + @len) bytes (@len 0: to

@@ -6,6 +6,7 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -30,21 +31,54 @@ void upcc_text_append(char *text, size_t len, const char *fmt, ...)
 		memcpy(text + len - sizeof(cut), cut, sizeof(cut));
 }
 
+/*
+ * Characters that reorder or hide text, or break a line (text.h):
+ * "file\u202Etxt.exe" shows as "fileexe.txt", a tag character is drawn as
+ * nothing at all, and some viewers start a line at U+2028.  Joiners
+ * (U+200C/D) stay: scripts and emoji need them to be drawn right.
+ */
+static bool hides_or_reorders(uint32_t cp)
+{
+	return cp == 0x061c ||				/* arabic letter mark */
+	       cp == 0x200b ||				/* zero width space */
+	       cp == 0x200e || cp == 0x200f ||		/* LRM, RLM */
+	       cp == 0x2028 || cp == 0x2029 ||		/* line, paragraph separator */
+	       (cp >= 0x202a && cp <= 0x202e) ||	/* LRE, RLE, PDF, LRO, RLO */
+	       (cp >= 0x2060 && cp <= 0x2064) ||	/* word joiner, invisible operators */
+	       (cp >= 0x2066 && cp <= 0x206f) ||	/* LRI, RLI, FSI, PDI; deprecated */
+	       cp == 0xfeff ||				/* zero width no-break space */
+	       (cp >= 0xfff9 && cp <= 0xfffb) ||	/* interlinear annotation */
+	       (cp >= 0xe0000 && cp <= 0xe007f);	/* tags */
+}
+
 /* Length of the valid UTF-8 sequence at @s, 0 if it is not one or if it
- * encodes a C1 control (U+0080..U+009F), which terminals may obey.
+ * encodes a C1 control (U+0080..U+009F), which terminals may obey, or a
+ * character that reorders or hides text.
  */
 static size_t utf8_printable_len(const unsigned char *s)
 {
 	size_t len;
+	uint32_t cp;
 
 	if (s[0] < 0xc2 || s[0] > 0xf4)
 		return 0;		/* continuation, overlong lead or beyond U+10FFFF */
 	len = s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : 4;
-	for (size_t i = 1; i < len; i++)
+	cp = s[0] & (0x7f >> len);
+	for (size_t i = 1; i < len; i++) {
 		if ((s[i] & 0xc0) != 0x80)
 			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* An overlong form (ESC in three bytes, which a lax decoder reads as
+	 * ESC), a UTF-16 surrogate, or beyond U+10FFFF: not UTF-8.
+	 */
+	if (cp < (len == 2 ? 0x80u : len == 3 ? 0x800u : 0x10000u) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
 	if (s[0] == 0xc2 && s[1] < 0xa0)
 		return 0;		/* C1 control */
+	if (hides_or_reorders(cp))
+		return 0;
 	return len;
 }
 

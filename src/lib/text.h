@@ -21,7 +21,11 @@ void upcc_text_append(char *text, size_t len, const char *fmt, ...)
  * Copy @in to @out (@len bytes in all, cut with "..." if need be) fit for a
  * terminal: control characters (C0, DEL, C1) and bytes that are not UTF-8
  * become "\xNN", so a file name or a string from a state file can neither
- * send escape sequences nor start a line of its own.
+ * send escape sequences nor start a line of its own.  So do, byte by byte,
+ * the characters that reorder or hide text: the bidirectional controls
+ * (U+061C, U+200E/F, U+202A-E, U+2066-9), the invisible format characters
+ * (U+200B, U+2060-4, U+206A-F, U+FEFF, U+FFF9-B, the tags U+E0000-7F), and
+ * the line and paragraph separators (U+2028/9); the joiners U+200C/D stay.
  */
 void upcc_text_printable(char *out, size_t len, const char *in);
 

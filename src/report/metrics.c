@@ -162,9 +162,10 @@ static int format_metrics(FILE *out, void *ctx)
 }
 
 int upcc_metrics_write(const char *path, const struct upcc_scope_run *runs, size_t nr_runs,
-		       uint64_t page_size, const struct upcc_compact *compact)
+		       uint64_t page_size, const struct upcc_compact *compact,
+		       char *why, size_t why_len)
 {
 	struct metrics_format f = { runs, nr_runs, page_size, compact };
 
-	return upcc_atomic_write_formatted(path, format_metrics, &f);
+	return upcc_atomic_write_formatted(path, 0, format_metrics, &f, why, why_len);
 }

@@ -196,11 +196,13 @@ int upcc_state_format(FILE *out, const struct upcc_scope_run *runs, size_t nr_ru
 }
 
 int upcc_state_write(const char *path, const struct upcc_scope_run *runs, size_t nr_runs,
-		     uint64_t page_size, bool dry_run, const struct upcc_compact *compact)
+		     uint64_t page_size, bool dry_run, const struct upcc_compact *compact,
+		     char *why, size_t why_len)
 {
 	struct state_format f = { runs, nr_runs, page_size, dry_run, compact };
 
-	return upcc_atomic_write_formatted(path, format_state, &f);
+	return upcc_atomic_write_formatted(path, UPCC_ATOMIC_MKDIR, format_state, &f,
+					   why, why_len);
 }
 
 /* ---- reading: json-c ---------------------------------------------------- */

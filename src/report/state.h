@@ -104,8 +104,15 @@ bool upcc_state_daemon_alive(const struct upcc_state_header *header);
 /* @compact: the daemon's compaction, or NULL (reported as off). */
 int upcc_state_format(FILE *out, const struct upcc_scope_run *runs, size_t nr_runs,
 		      uint64_t page_size, bool dry_run, const struct upcc_compact *compact);
+/*
+ * Write the state to @path (lib/atomicfile.h: no symbolic link on the way,
+ * a directory only root or we may change), making its directory (0755,
+ * /run/upcc on a fresh tmpfs) if it is missing.  0 or -errno, and @why
+ * (@why_len bytes, may be NULL) says why for the log.
+ */
 int upcc_state_write(const char *path, const struct upcc_scope_run *runs, size_t nr_runs,
-		     uint64_t page_size, bool dry_run, const struct upcc_compact *compact);
+		     uint64_t page_size, bool dry_run, const struct upcc_compact *compact,
+		     char *why, size_t why_len);
 
 /*
  * Read a state file; fills up to @max scopes.  0, or a negative errno:

@@ -34,42 +34,33 @@
 #define REPORT_HEARTBEAT_USEC	(60ull * 1000 * 1000)
 
 
-/* Make the parent directory of a report file (e.g. /run/upcc) if missing. */
-static void ensure_parent(const char *path)
-{
-	char parent[PATH_MAX];
-	char *slash;
-
-	snprintf(parent, sizeof(parent), "%s", path);
-	slash = strrchr(parent, '/');
-	if (!slash || slash == parent)
-		return;
-	*slash = '\0';
-	mkdir(parent, 0755);
-}
-
+/*
+ * The state's directory (/run/upcc) is made if missing (state.h); a path
+ * another user could redirect or swap is refused, and the log says which
+ * directory and whose (lib/atomicfile.h).
+ */
 static void write_reports(struct upcd *upcd)
 {
 	const struct upcc_config *config = &upcd->config;
+	char why[PATH_MAX + 128];
 	int err;
 
 	upcd->reports_failed = false;
 	if (config->state_path[0]) {
-		ensure_parent(config->state_path);
 		err = upcc_state_write(config->state_path, upcd->runs, upcd->nr_runs,
-				       upcd->page_size, upcd->options.dry_run, &upcd->compact);
+				       upcd->page_size, upcd->options.dry_run, &upcd->compact,
+				       why, sizeof(why));
 		if (err && !upcd->state_warned)
-			upcc_log(LOG_WARNING, "cannot write state %s: %s", config->state_path,
-				 strerror(-err));
+			upcc_log(LOG_WARNING, "cannot write state %s: %s", config->state_path, why);
 		upcd->state_warned = err != 0;
 		upcd->reports_failed |= err != 0;
 	}
 	if (config->metrics_path[0]) {
 		err = upcc_metrics_write(config->metrics_path, upcd->runs, upcd->nr_runs,
-					 upcd->page_size, &upcd->compact);
+					 upcd->page_size, &upcd->compact, why, sizeof(why));
 		if (err && !upcd->metrics_warned)
 			upcc_log(LOG_WARNING, "cannot write metrics %s: %s", config->metrics_path,
-				 strerror(-err));
+				 why);
 		upcd->metrics_warned = err != 0;
 		upcd->reports_failed |= err != 0;
 	}

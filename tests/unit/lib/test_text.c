@@ -91,6 +91,66 @@ static void test_printable(void **state)
 	assert_true(strlen(tiny) < sizeof(tiny));
 }
 
+/*
+ * Issue 32 (review 3): format controls that reorder or hide text are shown
+ * as bytes, as C1 controls are: "invoice\u202Efdp.exe" would be read as
+ * "invoiceexe.pdf".  Other characters, joiners among them, stay as they are.
+ */
+static void test_printable_bidi(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "invoice\xe2\x80\xae" "fdp.exe", "invoice\\xe2\\x80\\xae" "fdp.exe" },	/* RLO */
+		{ "a\xe2\x80\xaa" "b\xe2\x80\xac" "c", "a\\xe2\\x80\\xaa" "b\\xe2\\x80\\xac" "c" },
+		{ "\xe2\x80\x8e\xe2\x80\x8f", "\\xe2\\x80\\x8e\\xe2\\x80\\x8f" },	/* LRM, RLM */
+		{ "\xe2\x81\xa6x\xe2\x81\xa9", "\\xe2\\x81\\xa6x\\xe2\\x81\\xa9" },	/* LRI, PDI */
+		{ "\xe2\x81\xa7\xe2\x81\xa8", "\\xe2\\x81\\xa7\\xe2\\x81\\xa8" },	/* RLI, FSI */
+		{ "\xd8\x9c", "\\xd8\\x9c" },						/* ALM */
+		{ "zw\xe2\x80\x8bsp", "zw\\xe2\\x80\\x8bsp" },				/* ZWSP */
+		{ "\xef\xbb\xbf" "bom", "\\xef\\xbb\\xbf" "bom" },			/* U+FEFF */
+		{ "tag\xf3\xa0\x81\x81", "tag\\xf3\\xa0\\x81\\x81" },			/* U+E0041 */
+		{ "l\xe2\x80\xa8p\xe2\x80\xa9", "l\\xe2\\x80\\xa8p\\xe2\\x80\\xa9" },	/* U+2028/9 */
+		/* Kept: Hebrew, ZWJ in an emoji, the characters around the ranges. */
+		{ "\xd7\xa9\xd7\x9c\xd7\x95\xd7\x9d", "\xd7\xa9\xd7\x9c\xd7\x95\xd7\x9d" },
+		{ "\xf0\x9f\x91\xa9\xe2\x80\x8d\xf0\x9f\x92\xbb",
+		  "\xf0\x9f\x91\xa9\xe2\x80\x8d\xf0\x9f\x92\xbb" },
+		{ "\xe2\x80\xa7\xe2\x80\xaf\xe2\x81\xb0\xd8\x9b",
+		  "\xe2\x80\xa7\xe2\x80\xaf\xe2\x81\xb0\xd8\x9b" },
+	};
+	char out[96];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		upcc_text_printable(out, sizeof(out), cases[i].in);
+		assert_string_equal(out, cases[i].out);
+	}
+}
+
+/* text.h: "bytes that are not UTF-8 become \xNN", the sequences that
+ * look like UTF-8 but are not among them: overlong forms (ESC, U+202E),
+ * surrogates, beyond U+10FFFF.  The largest character and U+FFFD stay.
+ */
+static void test_printable_not_utf8(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "o\xe0\x80\x9b[2J", "o\\xe0\\x80\\x9b[2J" },
+		{ "\xf0\x82\x80\xae" "x", "\\xf0\\x82\\x80\\xae" "x" },
+		{ "s\xed\xa0\x80", "s\\xed\\xa0\\x80" },
+		{ "\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80" },
+		{ "\xf4\x8f\xbf\xbd\xef\xbf\xbd", "\xf4\x8f\xbf\xbd\xef\xbf\xbd" },
+	};
+	char out[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		upcc_text_printable(out, sizeof(out), cases[i].in);
+		assert_string_equal(out, cases[i].out);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -100,6 +160,8 @@ int main(void)
 		cmocka_unit_test(test_append_tiny),
 		cmocka_unit_test(test_append_cut_when_nearly_full),
 		cmocka_unit_test(test_printable),
+		cmocka_unit_test(test_printable_bidi),
+		cmocka_unit_test(test_printable_not_utf8),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

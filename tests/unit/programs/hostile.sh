@@ -91,6 +91,57 @@ check "dry run on an escape-named path exits 0" exit_code_is 0 "$upcd" --once --
 check "upcd's log has no control byte" no_control "$tmp/err"
 check "upcc status from that state exits 0" exit_code_is 0 "$upcc" status --state "$tmp/esc.json"
 check "upcc status prints no control byte" no_control "$tmp/out"
+# Issue 32 (review 3): nor a bidi control, which would show
+# "invoice<U+202E>fdp.exe" as "invoiceexe.pdf".
+mkdir "$tmp/bidi"
+bidi_name=$(printf 'invoice\xe2\x80\xaefdp.exe')
+head -c 8192 /dev/urandom >"$tmp/bidi/$bidi_name"
+cat "$tmp/bidi/$bidi_name" >/dev/null
+no_bidi() { ! LC_ALL=C grep -q $'\xe2\x80\xae' "$1"; }
+check "upcc files with a U+202E name exits 0" exit_code_is 0 "$upcc" files "$tmp/bidi"
+check "upcc files prints no raw U+202E" no_bidi "$tmp/out"
+check "upcc files shows U+202E as \\xe2\\x80\\xae" grep -qF 'invoice\xe2\x80\xaefdp.exe' "$tmp/out"
+json_has_name() { "$upcc" files --json "$tmp/bidi" | python3 -c '
+import json, sys
+assert [f["path"] for f in json.load(sys.stdin)["files"]] == [sys.argv[1]]' "$tmp/bidi/$bidi_name"; }
+check "upcc files --json keeps the name as it is" json_has_name
+
+# Issue 32 (review 3, M3): the state and metrics files are never written
+# through a symbolic link or into a directory another user owns or may
+# write: refused, the directory named, nothing written (--once exits 1, as
+# for any report file it cannot write).  The link is nobody's, in nobody's
+# non-sticky directory, so fs.protected_symlinks has no say either way.
+if [ "$(id -u)" -eq 0 ] && nobody=$(id -u nobody 2>/dev/null); then
+	m3=$tmp/m3
+	mkdir -p "$m3/d1" "$m3/victim" "$m3/theirs" "$m3/group"
+	chmod 0775 "$m3/group"
+	ln -s "$m3/victim" "$m3/theirs/upcc"
+	chown -h nobody "$m3/theirs/upcc"
+	chown nobody "$m3/theirs"
+	check "--state through nobody's symlink: --once exits 1" exit_code_is 1 "$upcd" --once \
+		--dry-run --scope "path:$m3/d1" --state "$m3/theirs/upcc/state.json"
+	check "the symlink is named" grep -qF \
+		"cannot write state $m3/theirs/upcc/state.json: $m3/theirs/upcc is a symbolic link" "$tmp/err"
+	check "nothing written where the symlink points" test -z "$(ls -A "$m3/victim")"
+	check "--metrics in nobody's directory: --once exits 1" exit_code_is 1 "$upcd" --once \
+		--dry-run --scope "path:$m3/d1" --metrics "$m3/theirs/m.prom"
+	check "the directory and its owner are named" grep -qF \
+		"cannot write metrics $m3/theirs/m.prom: directory $m3/theirs is owned by uid $nobody" \
+		"$tmp/err"
+	check "nothing written in nobody's directory" absent "$m3/theirs/m.prom"
+	check "--state in a group-writable directory: --once exits 1" exit_code_is 1 "$upcd" \
+		--once --dry-run --scope "path:$m3/d1" --state "$m3/group/state.json"
+	check "the group-writable directory is named" grep -qF \
+		"directory $m3/group is writable by its group (mode 0775) without the sticky bit" \
+		"$tmp/err"
+	check "nothing written in the group-writable directory" test -z "$(ls -A "$m3/group")"
+	check "a safe --state and --metrics: --once exits 0" exit_code_is 0 "$upcd" --once \
+		--dry-run --scope "path:$m3/d1" --state "$m3/run/state.json" --metrics "$m3/m.prom"
+	check "the state's missing directory was made" test -s "$m3/run/state.json"
+	check "the metrics were written" test -s "$m3/m.prom"
+else
+	echo "SKIP report paths of another user (needs root and a user nobody)"
+fi
 
 # 11. Small amounts are shown as they are: "target 40Ki", not "0.0 MiB".
 mkdir "$tmp/small"

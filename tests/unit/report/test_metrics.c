@@ -110,10 +110,10 @@ static void test_atomic_write(void **state)
 	make_runs(runs);
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/upcc.prom", dir);
-	assert_int_equal(upcc_metrics_write(path, runs, 2, 4096, NULL), 0);
+	assert_int_equal(upcc_metrics_write(path, runs, 2, 4096, NULL, NULL, 0), 0);
 	/* Rewriting replaces the file; the temporary never stays behind. */
 	runs[0].state.counters.actions_total = 4;
-	assert_int_equal(upcc_metrics_write(path, runs, 2, 4096, NULL), 0);
+	assert_int_equal(upcc_metrics_write(path, runs, 2, 4096, NULL, NULL, 0), 0);
 	assert_int_equal(count_entries(dir), 1);
 	assert_int_equal(upcc_read_text(path, &written), 0);
 	expected = format(runs, 2);
@@ -121,7 +121,7 @@ static void test_atomic_write(void **state)
 	free(written);
 	free(expected);
 	snprintf(missing, sizeof(missing), "%s/no-dir/upcc.prom", dir);
-	assert_int_equal(upcc_metrics_write(missing, runs, 2, 4096, NULL), -ENOENT);
+	assert_int_equal(upcc_metrics_write(missing, runs, 2, 4096, NULL, NULL, 0), -ENOENT);
 	assert_int_equal(unlink(path), 0);
 	assert_int_equal(rmdir(dir), 0);
 }

@@ -45,7 +45,7 @@ static void test_round_trip(void **state)
 
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/state.json", dir);
-	assert_int_equal(upcc_state_write(path, runs, 2, 4096, true, &compact), 0);
+	assert_int_equal(upcc_state_write(path, runs, 2, 4096, true, &compact, NULL, 0), 0);
 	assert_int_equal(upcc_state_read(path, &header, read_back, 4, &count), 0);
 	assert_int_equal(count, 2);
 	assert_int_equal(header.pid, (long)getpid());
@@ -109,7 +109,7 @@ static void test_atomic_write_taken_names(void **state)
 	assert_int_equal(mkfifo(fifo, 0666), 0);
 	signal(SIGALRM, SIG_DFL);
 	alarm(5);
-	assert_int_equal(upcc_atomic_write(path, "{}\n", 3), 0);
+	assert_int_equal(upcc_atomic_write(path, "{}\n", 3, 0, NULL, 0), 0);
 	alarm(0);
 	assert_int_equal(lstat(path, &st), 0);
 	assert_true(S_ISREG(st.st_mode));
@@ -121,7 +121,7 @@ static void test_atomic_write_taken_names(void **state)
 	assert_int_equal(close(open(planted, O_WRONLY | O_CREAT | O_EXCL, 0666)), 0);
 	assert_int_equal(chmod(planted, 0666), 0);
 	assert_int_equal(stat(planted, &planted_st), 0);
-	assert_int_equal(upcc_atomic_write(path, "{}\n", 3), 0);
+	assert_int_equal(upcc_atomic_write(path, "{}\n", 3, 0, NULL, 0), 0);
 	assert_int_equal(stat(path, &st), 0);
 	assert_true(st.st_ino != planted_st.st_ino);
 	assert_int_equal(st.st_mode & 07777, 0644);
