@@ -92,6 +92,80 @@ int upcc_open_regular(int dirfd, const char *name, const struct stat *expect, st
 	return fd;
 }
 
+/*
+ * The directory holding the last name of a path too long for one open():
+ * an O_PATH fd of it, that name in *@name.  The head (up to the last '/'
+ * that leaves it shorter than PATH_MAX) is one openat(), each directory
+ * below it another, O_NOFOLLOW: a walk reached none of them through a
+ * symlink, and the caller checks the inode it opens as for a short path.
+ */
+static int open_long_parent(const char *path, const char **name)
+{
+	const char *last = strrchr(path, '/'), *rest, *slash;
+	char part[PATH_MAX];
+	int dirfd, next;
+	size_t len;
+
+	slash = memrchr(path, '/', PATH_MAX);
+	if (!last || !slash)
+		return -ENAMETOOLONG;
+	len = slash == path ? 1 : (size_t)(slash - path);	/* "/" keeps its slash */
+	memcpy(part, path, len);
+	part[len] = '\0';
+	dirfd = open(part, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dirfd < 0)
+		return -errno;
+	for (rest = slash + 1; rest <= last; rest = slash + 1) {
+		slash = strchr(rest, '/');
+		len = (size_t)(slash - rest);
+		if (len == 0)
+			continue;	/* "//" */
+		if (len > NAME_MAX) {
+			close(dirfd);
+			return -ENAMETOOLONG;
+		}
+		memcpy(part, rest, len);
+		part[len] = '\0';
+		next = openat(dirfd, part, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(dirfd);
+		if (next < 0)
+			return -errno;
+		dirfd = next;
+	}
+	*name = last + 1;
+	return dirfd;
+}
+
+int upcc_open_regular_path(const char *path, const struct stat *expect, struct stat *st)
+{
+	const char *name;
+	int dirfd, fd;
+
+	if (strnlen(path, PATH_MAX) < PATH_MAX)
+		return upcc_open_regular(AT_FDCWD, path, expect, st);
+	dirfd = open_long_parent(path, &name);
+	if (dirfd < 0)
+		return dirfd;
+	fd = upcc_open_regular(dirfd, name, expect, st);
+	close(dirfd);
+	return fd;
+}
+
+int upcc_lstat_path(const char *path, struct stat *st)
+{
+	const char *name;
+	int dirfd, err;
+
+	if (strnlen(path, PATH_MAX) < PATH_MAX)
+		return fstatat(AT_FDCWD, path, st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+	dirfd = open_long_parent(path, &name);
+	if (dirfd < 0)
+		return dirfd;
+	err = fstatat(dirfd, name, st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+	close(dirfd);
+	return err;
+}
+
 int upcc_open_regular_path_fd(int path_fd, struct stat *st)
 {
 	/* No name to fall back on: without /proc this fails, never guesses. */
@@ -115,7 +189,13 @@ struct walk_state {
 	struct walk_level *levels;
 	unsigned int depth;	/* number of open levels */
 	struct upcc_id_set seen;	/* directories and multiply-linked files */
-	char path[PATH_MAX];
+	/* The path handed to the callback.  It grows past PATH_MAX: the walk
+	 * goes by directory fds and never opens it, so a long path is no
+	 * reason to leave a file out (a tenant could park cache there), and
+	 * the depth cap bounds it (64 levels of NAME_MAX bytes).
+	 */
+	char *path;
+	size_t path_size;
 };
 
 /* First time this walk meets the inode?  A directory met again is a bind
@@ -131,14 +211,22 @@ static bool first_visit(struct walk_state *ws, const struct stat *st)
 	return false;
 }
 
-/* Append "/name" to the path at @len; false if it would not fit. */
+/* Append "/name" to the path at @len; false if there is no memory for it. */
 static bool path_push(struct walk_state *ws, size_t len, const char *name)
 {
 	size_t name_len = strlen(name);
 	bool need_slash = len > 0 && ws->path[len - 1] != '/';
+	size_t need = len + need_slash + name_len + 1;
 
-	if (len + need_slash + name_len + 1 > sizeof(ws->path))
-		return false;
+	if (need > ws->path_size) {
+		size_t size = ws->path_size * 2 > need ? ws->path_size * 2 : need;
+		char *path = realloc(ws->path, size);
+
+		if (!path)
+			return false;
+		ws->path = path;
+		ws->path_size = size;
+	}
 	if (need_slash)
 		ws->path[len++] = '/';
 	memcpy(ws->path + len, name, name_len + 1);
@@ -246,7 +334,7 @@ static int visit_entry(struct walk_state *ws, struct walk_level *level, const ch
 		return 0;
 	}
 	if (!path_push(ws, level->path_len, name)) {
-		ws->stats->skipped_depth++;
+		ws->stats->errors++;	/* out of memory, not too deep */
 		return 0;
 	}
 	if (S_ISDIR(seen.st_mode)) {
@@ -355,9 +443,17 @@ int upcc_walk(const char *root, const struct upcc_walk_options *options, upcc_wa
 	ws->fn = fn;
 	ws->ctx = ctx;
 	ws->stats = stats;
+	ws->path_size = PATH_MAX;
+	ws->path = malloc(ws->path_size);
+	if (!ws->path) {
+		free(ws->levels);
+		free(ws);
+		return -ENOMEM;
+	}
 	strcpy(ws->path, root);
 	ret = walk_root(ws, root);
 	upcc_id_set_free(&ws->seen);
+	free(ws->path);
 	free(ws->levels);
 	free(ws);
 	return ret;

@@ -46,8 +46,10 @@ struct upcc_walk_stats {
 /*
  * Called for each regular file with an fd opened read-only with
  * UPCC_WALK_OPEN_FLAGS (the walker closes it afterwards), its fstat, and
- * its path (root-prefixed).  Return 0 to go on, anything else to stop the
- * walk with that value.
+ * its path (root-prefixed).  The path may be PATH_MAX long or longer: the
+ * walk opens by directory fds, so a deep tree of long names is walked
+ * whole; open it again with upcc_open_regular_path(), not open().  Return
+ * 0 to go on, anything else to stop the walk with that value.
  */
 typedef int (*upcc_walk_fn)(void *ctx, int fd, const struct stat *st, const char *path);
 
@@ -66,6 +68,18 @@ int upcc_walk(const char *root, const struct upcc_walk_options *options, upcc_wa
  * -ESTALE a different inode).
  */
 int upcc_open_regular(int dirfd, const char *name, const struct stat *expect, struct stat *st);
+
+/*
+ * upcc_open_regular() of a path a walk handed over, however long: one of
+ * PATH_MAX or more (which open() refuses) is opened by its head, as long
+ * as fits, then one directory at a time, each O_NOFOLLOW, as the walk went
+ * down.  The same checks and returns, or -ENAMETOOLONG for a name no
+ * filesystem has.
+ */
+int upcc_open_regular_path(const char *path, const struct stat *expect, struct stat *st);
+
+/* lstat() of such a path, the same way.  0 or -errno. */
+int upcc_lstat_path(const char *path, struct stat *st);
 
 /* The same for an O_PATH fd someone else obtained (e.g. open_by_handle_at
  * with O_PATH): a readable fd of the same inode if it is a regular file.

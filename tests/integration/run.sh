@@ -303,6 +303,57 @@ expect_exit 2 "target" "$UPCD" --once --backend=fadvise --scope="path:$mnt/data"
 check "bad arguments changed nothing ($(kept_of "$mnt/data/f2") pages of f2 kept)" \
 	test "$(kept_of "$mnt/data/f2")" -eq "$before_bad"
 
+# ---- hostile trees ----------------------------------------------------------
+# upcd-hooked here: it never compacts, whatever these rounds free.
+probe_abs=$(realpath "$PROBE")
+# A path past PATH_MAX (hostile review L2): 21 levels of 250-byte names put
+# deepfile's path at 5.3 KB, more than open() takes.  The walk opens each
+# entry from its directory's fd, so the file is counted like any other
+# (upcc files, the path scope's sample) and upcd drops it; it was left out,
+# as "deeper than 64 levels", its 8 MiB out of upcd's reach.
+long_name=$(printf 'L%.0s' $(seq 250))
+long_path=$mnt/names$(printf "/$long_name%.0s" $(seq 21))/deepfile
+in_long_dir() {	# in_long_dir CMD...: run CMD in deepfile's directory
+	(cd "$mnt/names" && for _ in $(seq 21); do cd "$long_name" || exit 1; done && "$@")
+}
+mkdir "$mnt/names"
+(cd "$mnt/names" && for _ in $(seq 21); do mkdir "$long_name" && cd "$long_name" || exit 1; done)
+in_long_dir dd if=/dev/urandom of=deepfile bs=1M count=8 status=none conv=fsync
+in_long_dir cat deepfile >/dev/null
+long_cached() { in_long_dir "$probe_abs" stat deepfile | awk '{print $1}'; }
+long_before=$(long_cached)
+check "setup: deepfile's path is ${#long_path} bytes (> 4096), $long_before pages cached" \
+	test "${#long_path}" -gt 4096 -a "${long_before:-0}" -gt 0
+# The host's own reclaim may take some of it meanwhile, never add to it:
+# what upcc files counts lies between the probe before and the probe after.
+long_before=$(long_cached)
+json=$(timeout 30 "$UPCC" files --json "$mnt/names")
+long_after=$(long_cached)
+read -r long_whole long_counted long_depth <<<"$(python3 -c 'import json, sys
+d = json.loads(sys.argv[1])
+f = d["files"][0] if d["files"] else {}
+print(f.get("path") == sys.argv[2], d["total"]["cached_pages"], d["skipped"]["depth"])' \
+	"$json" "$long_path" 2>&1)"
+check "upcc files lists deepfile by its whole path ($long_whole), nothing too deep ($long_depth)" \
+	test "$long_whole" = True -a "$long_depth" = 0
+check "... and counts its cache ($long_after <= $long_counted <= $long_before pages)" \
+	test "${long_counted:-0}" -ge "$long_after" -a "${long_counted:-0}" -le "$long_before" \
+	-a "${long_counted:-0}" -gt 0
+timeout 60 "$UPCD_HOOKED" --once --dry-run --backend=fadvise --scope="path:$mnt/names" \
+	--target=1 --trigger=1 --state "$work/state-long.json" >"$work/upcd-long.log" 2>&1
+sed -n 's/.*dry run: /     upcd: dry run: /p' "$work/upcd-long.log"
+check "the path scope's sample counts deepfile's cache (MiBs, not 0B)" \
+	grep -qE "dry run: would have .*: unmapped [0-9.]+Mi" "$work/upcd-long.log"
+check "... and leaves nothing out as too deep" \
+	bash -c '! grep -q "deeper than" "$1"' _ "$work/upcd-long.log"
+timeout 60 "$UPCD_HOOKED" --once --backend=fadvise --scope="path:$mnt/names" \
+	--target=1 --trigger=1 --state "$work/state-long.json" >"$work/upcd-long.log" 2>&1
+rc=$?
+check "upcd --once drops deepfile ($long_before -> $(long_cached) pages, rc=$rc)" \
+	test "$rc" -eq 0 -a "$(long_cached)" -eq 0
+[ "$rc" -eq 0 ] || sed 's/^/    upcd: /' "$work/upcd-long.log" | tail -5
+rm -rf "$mnt/names"
+
 # ---- the system scope walks the local disk mounts ---------------------------
 # The system scope's inventory is every local disk-backed mount, read from
 # mountinfo.  The installed upcd takes no test hook from its environment:
