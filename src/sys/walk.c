@@ -14,6 +14,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,6 +179,7 @@ struct walk_level {
 	DIR *dir;
 	size_t path_len;	/* length of the path up to this directory */
 	dev_t dev;
+	uint64_t mnt_id;	/* its mount (upcc_mount_id), if the root's was known */
 };
 
 struct walk_state {
@@ -189,6 +191,7 @@ struct walk_state {
 	struct walk_level *levels;
 	unsigned int depth;	/* number of open levels */
 	struct upcc_id_set seen;	/* directories and multiply-linked files */
+	bool mnt_ids;		/* the root's mount id is known: mounts are told by it */
 	/* The path handed to the callback.  It grows past PATH_MAX: the walk
 	 * goes by directory fds and never opens it, so a long path is no
 	 * reason to leave a file out (a tenant could park cache there), and
@@ -233,7 +236,42 @@ static bool path_push(struct walk_state *ws, size_t len, const char *name)
 	return true;
 }
 
-static int push_dir(struct walk_state *ws, int fd, dev_t dev)
+int upcc_mount_id_fdinfo(int fd, uint64_t *id)
+{
+	char path[64], text[1024], *line;
+	ssize_t len;
+	int info;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	info = open(path, O_RDONLY | O_CLOEXEC);
+	if (info < 0)
+		return errno == ENOENT ? -EOPNOTSUPP : -errno;
+	len = read(info, text, sizeof(text) - 1);
+	close(info);
+	if (len < 0)
+		return -EIO;
+	text[len] = '\0';
+	/* "pos:", "flags:", "mnt_id:", "ino:": a line of its own. */
+	line = strstr(text, "\nmnt_id:");
+	if (!line || sscanf(line, "\nmnt_id: %" SCNu64, id) != 1)
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+int upcc_mount_id(int fd, uint64_t *id)
+{
+	struct statx stx;
+
+	/* DONT_SYNC: the mount is the VFS's to tell, no server need be asked. */
+	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_MNT_ID, &stx) == 0 &&
+	    (stx.stx_mask & STATX_MNT_ID)) {
+		*id = stx.stx_mnt_id;
+		return 0;
+	}
+	return upcc_mount_id_fdinfo(fd, id);
+}
+
+static int push_dir(struct walk_state *ws, int fd, dev_t dev, uint64_t mnt_id)
 {
 	DIR *dir = fdopendir(fd);
 
@@ -245,23 +283,40 @@ static int push_dir(struct walk_state *ws, int fd, dev_t dev)
 	ws->levels[ws->depth].dir = dir;
 	ws->levels[ws->depth].path_len = strlen(ws->path);
 	ws->levels[ws->depth].dev = dev;
+	ws->levels[ws->depth].mnt_id = mnt_id;
 	ws->depth++;
 	ws->stats->dirs++;
 	return 0;
 }
 
-/* Is this directory on a filesystem the walk may enter? */
-static bool may_enter_fs(struct walk_state *ws, int fd, const struct stat *st, dev_t parent_dev)
+/*
+ * Is this directory on a mount the walk may enter?  Mounts are told apart
+ * by their ids, not by st_dev alone: a bind mount of the same filesystem
+ * has its parent's st_dev, and through it any directory of that
+ * filesystem, outside the tree, could be walked and evicted as the tree's.
+ * Without the root's id (no statx mount id, no /proc) st_dev is all there
+ * is; a directory whose id cannot be read when the root's could is an
+ * error, not entered.
+ */
+static bool may_enter_mount(struct walk_state *ws, int fd, const struct stat *st,
+			    const struct walk_level *parent, uint64_t *mnt_id)
 {
 	struct statfs sfs;
 
-	if (st->st_dev == parent_dev)
+	*mnt_id = 0;
+	if (ws->mnt_ids && upcc_mount_id(fd, mnt_id)) {
+		ws->stats->errors++;
+		return false;
+	}
+	if (st->st_dev == parent->dev && *mnt_id == parent->mnt_id)
 		return true;
 	if (!ws->options->cross_mounts) {
 		ws->stats->skipped_mounts++;
 		return false;
 	}
-	if (fstatfs(fd, &sfs) < 0 || upcc_fs_is_pseudo((int64_t)sfs.f_type)) {
+	/* A bind of the same filesystem is no pseudo one: the root's is not. */
+	if (st->st_dev != parent->dev &&
+	    (fstatfs(fd, &sfs) < 0 || upcc_fs_is_pseudo((int64_t)sfs.f_type))) {
 		ws->stats->skipped_pseudo++;
 		return false;
 	}
@@ -269,8 +324,9 @@ static bool may_enter_fs(struct walk_state *ws, int fd, const struct stat *st, d
 }
 
 static void visit_dir(struct walk_state *ws, int dirfd, const char *name,
-		      const struct stat *seen, dev_t parent_dev)
+		      const struct stat *seen, const struct walk_level *parent)
 {
+	uint64_t mnt_id;
 	struct stat st;
 	int fd;
 
@@ -289,11 +345,11 @@ static void visit_dir(struct walk_state *ws, int dirfd, const char *name,
 		close(fd);
 		return;
 	}
-	if (!may_enter_fs(ws, fd, &st, parent_dev) || !first_visit(ws, &st)) {
+	if (!may_enter_mount(ws, fd, &st, parent, &mnt_id) || !first_visit(ws, &st)) {
 		close(fd);
 		return;
 	}
-	push_dir(ws, fd, st.st_dev);
+	push_dir(ws, fd, st.st_dev, mnt_id);
 }
 
 static int visit_file(struct walk_state *ws, int dirfd, const char *name, const struct stat *seen)
@@ -338,7 +394,7 @@ static int visit_entry(struct walk_state *ws, struct walk_level *level, const ch
 		return 0;
 	}
 	if (S_ISDIR(seen.st_mode)) {
-		visit_dir(ws, dir_fd, name, &seen, level->dev);
+		visit_dir(ws, dir_fd, name, &seen, level);
 		return 0;
 	}
 	return visit_file(ws, dir_fd, name, &seen);
@@ -392,6 +448,7 @@ static int walk_single_file(struct walk_state *ws, const char *root)
 static int walk_root(struct walk_state *ws, const char *root)
 {
 	struct statfs sfs;
+	uint64_t mnt_id;
 	struct stat st;
 	int fd;
 
@@ -412,8 +469,9 @@ static int walk_root(struct walk_state *ws, const char *root)
 		close(fd);
 		return -errno;
 	}
+	ws->mnt_ids = upcc_mount_id(fd, &mnt_id) == 0;
 	first_visit(ws, &st);
-	push_dir(ws, fd, st.st_dev);
+	push_dir(ws, fd, st.st_dev, ws->mnt_ids ? mnt_id : 0);
 	return walk_loop(ws);
 }
 

@@ -354,6 +354,54 @@ check "upcd --once drops deepfile ($long_before -> $(long_cached) pages, rc=$rc)
 [ "$rc" -eq 0 ] || sed 's/^/    upcd: /' "$work/upcd-long.log" | tail -5
 rm -rf "$mnt/names"
 
+# A bind mount inside the scope (hostile review L3): outside5, a directory
+# of the same filesystem outside the scope s5, bound on s5/bindin.  Its
+# st_dev is the scope's, so with cross_mounts = no the walk went through
+# it and upcd dropped the outside file (2048 -> 0 pages).  It is another
+# mount: skipped and counted as one, unless cross_mounts = yes (the
+# negative control).  Bound in a private mount namespace (unshare -m) that
+# upcd and upcc run in: the mount goes with it, nothing is left to undo.
+mkdir -p "$mnt/s5/bindin" "$mnt/outside5"
+make_file "$mnt/outside5/victim" 8
+in_bind_ns() {	# in_bind_ns CMD...: CMD with outside5 bound on s5/bindin
+	unshare -m --propagation private sh -c 'mount --bind "$1" "$2" && shift 2 && exec "$@"' \
+		- "$mnt/outside5" "$mnt/s5/bindin" "$@"
+}
+make_file "$mnt/s5/own" 4
+victim_before=$(kept_of "$mnt/outside5/victim")
+json=$(in_bind_ns "$UPCC" files --json "$mnt/s5")
+read -r bind_files bind_mounts <<<"$(python3 -c 'import json, sys
+d = json.loads(sys.argv[1])
+print(d["total"]["files"], d["skipped"]["mounts"])' "$json" 2>&1)"
+check "upcc files: the bind mount inside the tree is a skipped mount ($bind_files file, $bind_mounts mount)" \
+	test "$bind_files" = 1 -a "$bind_mounts" = 1
+in_bind_ns "$UPCD_HOOKED" --once --backend=fadvise --scope="path:$mnt/s5" --target=1 --trigger=1 \
+	--state "$work/state-bind.json" >"$work/upcd-bind.log" 2>&1
+rc=$?
+check "upcd --once drops the scope's own file ($(cached_of "$mnt/s5/own") pages left, rc=$rc)" \
+	test "$rc" -eq 0 -a "$(cached_of "$mnt/s5/own")" -eq 0
+check "... and the file outside it, seen through the bind mount, keeps its pages \
+($victim_before -> $(kept_of "$mnt/outside5/victim"))" \
+	test "$victim_before" -eq "$(mib_pages 8)" -a "$(kept_of "$mnt/outside5/victim")" -eq "$victim_before"
+[ "$rc" -eq 0 ] || sed 's/^/    upcd: /' "$work/upcd-bind.log" | tail -5
+cat >"$work/cross.conf" <<EOF
+[scope s5]
+type = path
+path = $mnt/s5
+cross_mounts = yes
+backend = fadvise
+target = 1
+trigger = 1
+EOF
+cat "$mnt/s5/own" >/dev/null
+in_bind_ns "$UPCD_HOOKED" --once --config "$work/cross.conf" --state "$work/state-bind.json" \
+	>"$work/upcd-bind.log" 2>&1
+rc=$?
+check "negative control: with cross_mounts = yes the bind mount is walked, the file dropped \
+($(cached_of "$mnt/outside5/victim") pages left, rc=$rc)" \
+	test "$rc" -eq 0 -a "$(cached_of "$mnt/outside5/victim")" -eq 0
+rm -rf "$mnt/s5" "$mnt/outside5"
+
 # ---- the system scope walks the local disk mounts ---------------------------
 # The system scope's inventory is every local disk-backed mount, read from
 # mountinfo.  The installed upcd takes no test hook from its environment:

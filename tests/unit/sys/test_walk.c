@@ -9,9 +9,13 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/sysmacros.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <cmocka.h>
 
 #include "sys/walk.h"
@@ -291,6 +295,106 @@ static void test_long_path_walked(void **state)
 	ua_rm_rf(base);
 }
 
+/* What the bind-mount child saw: its walks and the mount ids. */
+struct bind_seen {
+	int skip;				/* no private mount namespace here */
+	struct upcc_walk_stats walk, cross;
+	unsigned int files, cross_files;
+	bool saw_secret, cross_saw_secret;
+	int ids_ok;				/* the root's and the bind's ids read */
+	uint64_t root_id, bind_id, root_fdinfo, bind_fdinfo;
+};
+
+static int record_secret(void *ctx, int fd, const struct stat *st, const char *path)
+{
+	bool *saw = ctx;
+
+	(void)fd;
+	(void)st;
+	if (strstr(path, "/secret"))
+		*saw = true;
+	return 0;
+}
+
+/* In a private mount namespace of its own (gone when it exits, so there
+ * is nothing to unmount): @outside bound on @bind, the tree below @root
+ * walked without and with cross_mounts.
+ */
+static void bind_child(const char *root, const char *bind, struct bind_seen *seen)
+{
+	struct upcc_walk_options cross = { .cross_mounts = true };
+	int fd;
+
+	if (unshare(CLONE_NEWNS) < 0 || mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount(outside, bind, "none", MS_BIND, NULL) < 0) {
+		seen->skip = 1;
+		return;
+	}
+	upcc_walk(root, NULL, record_secret, &seen->saw_secret, &seen->walk);
+	upcc_walk(root, &cross, record_secret, &seen->cross_saw_secret, &seen->cross);
+	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	seen->ids_ok = fd >= 0 && upcc_mount_id(fd, &seen->root_id) == 0 &&
+		       upcc_mount_id_fdinfo(fd, &seen->root_fdinfo) == 0;
+	close(fd);
+	fd = open(bind, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	seen->ids_ok = seen->ids_ok && fd >= 0 && upcc_mount_id(fd, &seen->bind_id) == 0 &&
+		       upcc_mount_id_fdinfo(fd, &seen->bind_fdinfo) == 0;
+	close(fd);
+}
+
+/*
+ * Hostile review L3: a bind mount of a directory outside the tree, of the
+ * same filesystem, inside the tree is another mount: not walked unless
+ * cross_mounts, counted as a skipped mount.  Its st_dev is the tree's, so
+ * the walk went through it, and upcd evicted the outside file.  Needs
+ * root (CAP_SYS_ADMIN for the namespace); skipped without.
+ */
+static void test_bind_mount_is_a_mount(void **state)
+{
+	char root[PATH_MAX + 16], bind[PATH_MAX + 32], own[PATH_MAX + 32];
+	struct bind_seen *seen;
+	pid_t pid;
+	int status;
+
+	(void)state;
+	snprintf(root, sizeof(root), "%s/bt", tree);
+	snprintf(bind, sizeof(bind), "%s/bindin", root);
+	snprintf(own, sizeof(own), "%s/own", root);
+	assert_int_equal(ua_mkdir_p(bind), 0);
+	assert_int_equal(ua_write_file(own, "own"), 0);
+	seen = mmap(NULL, sizeof(*seen), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	assert_true(seen != MAP_FAILED);
+	memset(seen, 0, sizeof(*seen));
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		bind_child(root, bind, seen);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	ua_rm_rf(root);
+	if (seen->skip) {
+		munmap(seen, sizeof(*seen));
+		skip();
+	}
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(seen->walk.files, 1);		/* own, not secret */
+	assert_false(seen->saw_secret);
+	assert_int_equal(seen->walk.skipped_mounts, 1);
+	assert_int_equal(seen->walk.errors, 0);
+	/* The negative control: with cross_mounts it is walked. */
+	assert_int_equal(seen->cross.files, 2);
+	assert_true(seen->cross_saw_secret);
+	assert_int_equal(seen->cross.skipped_mounts, 0);
+	/* statx and the fdinfo fallback name the same mounts, two of them. */
+	assert_true(seen->ids_ok);
+	assert_true(seen->root_id == seen->root_fdinfo);
+	assert_true(seen->bind_id == seen->bind_fdinfo);
+	assert_true(seen->root_id != seen->bind_id);
+	munmap(seen, sizeof(*seen));
+}
+
 static void test_pseudo_magics(void **state)
 {
 	(void)state;
@@ -424,6 +528,7 @@ int main(void)
 		cmocka_unit_test(test_single_file_root),
 		cmocka_unit_test(test_open_regular),
 		cmocka_unit_test(test_long_path_walked),
+		cmocka_unit_test(test_bind_mount_is_a_mount),
 		cmocka_unit_test(test_pseudo_magics),
 		cmocka_unit_test(test_mounts_parse),
 		cmocka_unit_test(test_mount_rules),
