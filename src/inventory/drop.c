@@ -4,9 +4,6 @@
  * go, coldest first, each dropped behind its reader and watched for
  * refaults (the refresh, refresh.c, checks the watch).
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE	/* AT_FDCWD */
-#endif
 #include "inventory.h"
 #include "internal.h"
 #include "core/size.h"
@@ -175,7 +172,7 @@ int upcc_inventory_evict(struct upcc_inventory *inv, struct upcc_inventory_entry
 	memset(result, 0, sizeof(*result));
 	expect.st_dev = entry->dev;
 	expect.st_ino = entry->ino;
-	fd = upcc_open_regular(AT_FDCWD, entry->path, &expect, &st);
+	fd = upcc_open_regular_path(entry->path, &expect, &st);
 	if (fd < 0)
 		return fd;
 	upcc_inv_note_own_open(inv);

@@ -184,7 +184,7 @@ bool upcc_inv_same_size_as_measured(const struct upcc_inventory_entry *e)
 {
 	struct stat st;
 
-	if (fstatat(AT_FDCWD, e->path, &st, AT_SYMLINK_NOFOLLOW) < 0)
+	if (upcc_lstat_path(e->path, &st) < 0)
 		return false;
 	return S_ISREG(st.st_mode) && st.st_dev == e->dev && st.st_ino == e->ino &&
 	       upcc_residency_file_pages(&st) == e->file_pages;
@@ -246,7 +246,7 @@ static int remeasure_known(struct upcc_inventory *inv)
 		}
 		expect.st_dev = e->dev;
 		expect.st_ino = e->ino;
-		fd = upcc_open_regular(AT_FDCWD, e->path, &expect, &st);
+		fd = upcc_open_regular_path(e->path, &expect, &st);
 		if (fd < 0)
 			continue;	/* gone or replaced: upcc_inv_drop_stale() forgets it */
 		measure_and_note(inv, fd, &st, e->path, false);

@@ -4,9 +4,6 @@
  * refresh's totals, or the sampling tick's cheap measure of the files the
  * inventory knows.  A walk of its own is sys/measure.c's.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE	/* AT_FDCWD */
-#endif
 #include "inventory.h"
 #include "internal.h"
 #include "lib/clock.h"
@@ -79,7 +76,7 @@ int upcc_inventory_tick_sample(struct upcc_inventory *inv, struct upcc_sample *s
 		active++;
 		expect.st_dev = e->dev;
 		expect.st_ino = e->ino;
-		fd = upcc_open_regular(AT_FDCWD, e->path, &expect, &st);
+		fd = upcc_open_regular_path(e->path, &expect, &st);
 		if (fd < 0)
 			continue;	/* gone: the next refresh forgets it */
 		if (!upcc_residency_fd(fd, &st, &res)) {

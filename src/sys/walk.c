@@ -14,6 +14,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,6 +93,80 @@ int upcc_open_regular(int dirfd, const char *name, const struct stat *expect, st
 	return fd;
 }
 
+/*
+ * The directory holding the last name of a path too long for one open():
+ * an O_PATH fd of it, that name in *@name.  The head (up to the last '/'
+ * that leaves it shorter than PATH_MAX) is one openat(), each directory
+ * below it another, O_NOFOLLOW: a walk reached none of them through a
+ * symlink, and the caller checks the inode it opens as for a short path.
+ */
+static int open_long_parent(const char *path, const char **name)
+{
+	const char *last = strrchr(path, '/'), *rest, *slash;
+	char part[PATH_MAX];
+	int dirfd, next;
+	size_t len;
+
+	slash = memrchr(path, '/', PATH_MAX);
+	if (!last || !slash)
+		return -ENAMETOOLONG;
+	len = slash == path ? 1 : (size_t)(slash - path);	/* "/" keeps its slash */
+	memcpy(part, path, len);
+	part[len] = '\0';
+	dirfd = open(part, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dirfd < 0)
+		return -errno;
+	for (rest = slash + 1; rest <= last; rest = slash + 1) {
+		slash = strchr(rest, '/');
+		len = (size_t)(slash - rest);
+		if (len == 0)
+			continue;	/* "//" */
+		if (len > NAME_MAX) {
+			close(dirfd);
+			return -ENAMETOOLONG;
+		}
+		memcpy(part, rest, len);
+		part[len] = '\0';
+		next = openat(dirfd, part, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(dirfd);
+		if (next < 0)
+			return -errno;
+		dirfd = next;
+	}
+	*name = last + 1;
+	return dirfd;
+}
+
+int upcc_open_regular_path(const char *path, const struct stat *expect, struct stat *st)
+{
+	const char *name;
+	int dirfd, fd;
+
+	if (strnlen(path, PATH_MAX) < PATH_MAX)
+		return upcc_open_regular(AT_FDCWD, path, expect, st);
+	dirfd = open_long_parent(path, &name);
+	if (dirfd < 0)
+		return dirfd;
+	fd = upcc_open_regular(dirfd, name, expect, st);
+	close(dirfd);
+	return fd;
+}
+
+int upcc_lstat_path(const char *path, struct stat *st)
+{
+	const char *name;
+	int dirfd, err;
+
+	if (strnlen(path, PATH_MAX) < PATH_MAX)
+		return fstatat(AT_FDCWD, path, st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+	dirfd = open_long_parent(path, &name);
+	if (dirfd < 0)
+		return dirfd;
+	err = fstatat(dirfd, name, st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+	close(dirfd);
+	return err;
+}
+
 int upcc_open_regular_path_fd(int path_fd, struct stat *st)
 {
 	/* No name to fall back on: without /proc this fails, never guesses. */
@@ -104,6 +179,7 @@ struct walk_level {
 	DIR *dir;
 	size_t path_len;	/* length of the path up to this directory */
 	dev_t dev;
+	uint64_t mnt_id;	/* its mount (upcc_mount_id), if the root's was known */
 };
 
 struct walk_state {
@@ -115,7 +191,14 @@ struct walk_state {
 	struct walk_level *levels;
 	unsigned int depth;	/* number of open levels */
 	struct upcc_id_set seen;	/* directories and multiply-linked files */
-	char path[PATH_MAX];
+	bool mnt_ids;		/* the root's mount id is known: mounts are told by it */
+	/* The path handed to the callback.  It grows past PATH_MAX: the walk
+	 * goes by directory fds and never opens it, so a long path is no
+	 * reason to leave a file out (a tenant could park cache there), and
+	 * the depth cap bounds it (64 levels of NAME_MAX bytes).
+	 */
+	char *path;
+	size_t path_size;
 };
 
 /* First time this walk meets the inode?  A directory met again is a bind
@@ -131,21 +214,64 @@ static bool first_visit(struct walk_state *ws, const struct stat *st)
 	return false;
 }
 
-/* Append "/name" to the path at @len; false if it would not fit. */
+/* Append "/name" to the path at @len; false if there is no memory for it. */
 static bool path_push(struct walk_state *ws, size_t len, const char *name)
 {
 	size_t name_len = strlen(name);
 	bool need_slash = len > 0 && ws->path[len - 1] != '/';
+	size_t need = len + need_slash + name_len + 1;
 
-	if (len + need_slash + name_len + 1 > sizeof(ws->path))
-		return false;
+	if (need > ws->path_size) {
+		size_t size = ws->path_size * 2 > need ? ws->path_size * 2 : need;
+		char *path = realloc(ws->path, size);
+
+		if (!path)
+			return false;
+		ws->path = path;
+		ws->path_size = size;
+	}
 	if (need_slash)
 		ws->path[len++] = '/';
 	memcpy(ws->path + len, name, name_len + 1);
 	return true;
 }
 
-static int push_dir(struct walk_state *ws, int fd, dev_t dev)
+int upcc_mount_id_fdinfo(int fd, uint64_t *id)
+{
+	char path[64], text[1024], *line;
+	ssize_t len;
+	int info;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	info = open(path, O_RDONLY | O_CLOEXEC);
+	if (info < 0)
+		return errno == ENOENT ? -EOPNOTSUPP : -errno;
+	len = read(info, text, sizeof(text) - 1);
+	close(info);
+	if (len < 0)
+		return -EIO;
+	text[len] = '\0';
+	/* "pos:", "flags:", "mnt_id:", "ino:": a line of its own. */
+	line = strstr(text, "\nmnt_id:");
+	if (!line || sscanf(line, "\nmnt_id: %" SCNu64, id) != 1)
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+int upcc_mount_id(int fd, uint64_t *id)
+{
+	struct statx stx;
+
+	/* DONT_SYNC: the mount is the VFS's to tell, no server need be asked. */
+	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_MNT_ID, &stx) == 0 &&
+	    (stx.stx_mask & STATX_MNT_ID)) {
+		*id = stx.stx_mnt_id;
+		return 0;
+	}
+	return upcc_mount_id_fdinfo(fd, id);
+}
+
+static int push_dir(struct walk_state *ws, int fd, dev_t dev, uint64_t mnt_id)
 {
 	DIR *dir = fdopendir(fd);
 
@@ -157,23 +283,40 @@ static int push_dir(struct walk_state *ws, int fd, dev_t dev)
 	ws->levels[ws->depth].dir = dir;
 	ws->levels[ws->depth].path_len = strlen(ws->path);
 	ws->levels[ws->depth].dev = dev;
+	ws->levels[ws->depth].mnt_id = mnt_id;
 	ws->depth++;
 	ws->stats->dirs++;
 	return 0;
 }
 
-/* Is this directory on a filesystem the walk may enter? */
-static bool may_enter_fs(struct walk_state *ws, int fd, const struct stat *st, dev_t parent_dev)
+/*
+ * Is this directory on a mount the walk may enter?  Mounts are told apart
+ * by their ids, not by st_dev alone: a bind mount of the same filesystem
+ * has its parent's st_dev, and through it any directory of that
+ * filesystem, outside the tree, could be walked and evicted as the tree's.
+ * Without the root's id (no statx mount id, no /proc) st_dev is all there
+ * is; a directory whose id cannot be read when the root's could is an
+ * error, not entered.
+ */
+static bool may_enter_mount(struct walk_state *ws, int fd, const struct stat *st,
+			    const struct walk_level *parent, uint64_t *mnt_id)
 {
 	struct statfs sfs;
 
-	if (st->st_dev == parent_dev)
+	*mnt_id = 0;
+	if (ws->mnt_ids && upcc_mount_id(fd, mnt_id)) {
+		ws->stats->errors++;
+		return false;
+	}
+	if (st->st_dev == parent->dev && *mnt_id == parent->mnt_id)
 		return true;
 	if (!ws->options->cross_mounts) {
 		ws->stats->skipped_mounts++;
 		return false;
 	}
-	if (fstatfs(fd, &sfs) < 0 || upcc_fs_is_pseudo((int64_t)sfs.f_type)) {
+	/* A bind of the same filesystem is no pseudo one: the root's is not. */
+	if (st->st_dev != parent->dev &&
+	    (fstatfs(fd, &sfs) < 0 || upcc_fs_is_pseudo((int64_t)sfs.f_type))) {
 		ws->stats->skipped_pseudo++;
 		return false;
 	}
@@ -181,8 +324,9 @@ static bool may_enter_fs(struct walk_state *ws, int fd, const struct stat *st, d
 }
 
 static void visit_dir(struct walk_state *ws, int dirfd, const char *name,
-		      const struct stat *seen, dev_t parent_dev)
+		      const struct stat *seen, const struct walk_level *parent)
 {
+	uint64_t mnt_id;
 	struct stat st;
 	int fd;
 
@@ -201,11 +345,11 @@ static void visit_dir(struct walk_state *ws, int dirfd, const char *name,
 		close(fd);
 		return;
 	}
-	if (!may_enter_fs(ws, fd, &st, parent_dev) || !first_visit(ws, &st)) {
+	if (!may_enter_mount(ws, fd, &st, parent, &mnt_id) || !first_visit(ws, &st)) {
 		close(fd);
 		return;
 	}
-	push_dir(ws, fd, st.st_dev);
+	push_dir(ws, fd, st.st_dev, mnt_id);
 }
 
 static int visit_file(struct walk_state *ws, int dirfd, const char *name, const struct stat *seen)
@@ -246,11 +390,11 @@ static int visit_entry(struct walk_state *ws, struct walk_level *level, const ch
 		return 0;
 	}
 	if (!path_push(ws, level->path_len, name)) {
-		ws->stats->skipped_depth++;
+		ws->stats->errors++;	/* out of memory, not too deep */
 		return 0;
 	}
 	if (S_ISDIR(seen.st_mode)) {
-		visit_dir(ws, dir_fd, name, &seen, level->dev);
+		visit_dir(ws, dir_fd, name, &seen, level);
 		return 0;
 	}
 	return visit_file(ws, dir_fd, name, &seen);
@@ -304,6 +448,7 @@ static int walk_single_file(struct walk_state *ws, const char *root)
 static int walk_root(struct walk_state *ws, const char *root)
 {
 	struct statfs sfs;
+	uint64_t mnt_id;
 	struct stat st;
 	int fd;
 
@@ -324,8 +469,9 @@ static int walk_root(struct walk_state *ws, const char *root)
 		close(fd);
 		return -errno;
 	}
+	ws->mnt_ids = upcc_mount_id(fd, &mnt_id) == 0;
 	first_visit(ws, &st);
-	push_dir(ws, fd, st.st_dev);
+	push_dir(ws, fd, st.st_dev, ws->mnt_ids ? mnt_id : 0);
 	return walk_loop(ws);
 }
 
@@ -355,9 +501,17 @@ int upcc_walk(const char *root, const struct upcc_walk_options *options, upcc_wa
 	ws->fn = fn;
 	ws->ctx = ctx;
 	ws->stats = stats;
+	ws->path_size = PATH_MAX;
+	ws->path = malloc(ws->path_size);
+	if (!ws->path) {
+		free(ws->levels);
+		free(ws);
+		return -ENOMEM;
+	}
 	strcpy(ws->path, root);
 	ret = walk_root(ws, root);
 	upcc_id_set_free(&ws->seen);
+	free(ws->path);
 	free(ws->levels);
 	free(ws);
 	return ret;

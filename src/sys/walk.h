@@ -4,11 +4,11 @@
  *
  * It never follows a symlink, never opens anything but a regular file or a
  * directory (so never a device, FIFO or socket), checks that what it opened
- * is the inode it saw during the walk, stays on the root's filesystem unless
+ * is the inode it saw during the walk, stays on the root's mount unless
  * told otherwise, skips pseudo and memory-backed filesystems, and holds one
  * directory stream per level of a depth-capped descent.  Each inode is
  * handed over once: a second hard link to a file, or a directory reached
- * again (a bind mount of part of the tree on the same filesystem), is
+ * again (with cross_mounts, through a bind mount of part of the tree), is
  * counted as a duplicate and skipped.  Memory grows with the number of
  * directories and multiply-linked files, not with the number of files.
  */
@@ -27,7 +27,7 @@
 #define UPCC_WALK_OPEN_FLAGS	(O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOATIME | O_CLOEXEC)
 
 struct upcc_walk_options {
-	bool cross_mounts;		/* descend into other (non-pseudo) filesystems */
+	bool cross_mounts;		/* descend into other mounts (not of a pseudo fs) */
 	unsigned int max_depth;		/* 0 = UPCC_WALK_DEFAULT_MAX_DEPTH */
 };
 
@@ -35,7 +35,7 @@ struct upcc_walk_stats {
 	uint64_t files;			/* regular files handed to the callback */
 	uint64_t dirs;
 	uint64_t skipped_special;	/* symlinks, FIFOs, devices, sockets */
-	uint64_t skipped_mounts;	/* directories on another filesystem */
+	uint64_t skipped_mounts;	/* directories on another mount */
 	uint64_t skipped_pseudo;	/* directories on proc, tmpfs, ... */
 	uint64_t skipped_depth;
 	uint64_t skipped_raced;		/* changed between stat and open */
@@ -46,8 +46,10 @@ struct upcc_walk_stats {
 /*
  * Called for each regular file with an fd opened read-only with
  * UPCC_WALK_OPEN_FLAGS (the walker closes it afterwards), its fstat, and
- * its path (root-prefixed).  Return 0 to go on, anything else to stop the
- * walk with that value.
+ * its path (root-prefixed).  The path may be PATH_MAX long or longer: the
+ * walk opens by directory fds, so a deep tree of long names is walked
+ * whole; open it again with upcc_open_regular_path(), not open().  Return
+ * 0 to go on, anything else to stop the walk with that value.
  */
 typedef int (*upcc_walk_fn)(void *ctx, int fd, const struct stat *st, const char *path);
 
@@ -66,6 +68,30 @@ int upcc_walk(const char *root, const struct upcc_walk_options *options, upcc_wa
  * -ESTALE a different inode).
  */
 int upcc_open_regular(int dirfd, const char *name, const struct stat *expect, struct stat *st);
+
+/*
+ * upcc_open_regular() of a path a walk handed over, however long: one of
+ * PATH_MAX or more (which open() refuses) is opened by its head, as long
+ * as fits, then one directory at a time, each O_NOFOLLOW, as the walk went
+ * down.  The same checks and returns, or -ENAMETOOLONG for a name no
+ * filesystem has.
+ */
+int upcc_open_regular_path(const char *path, const struct stat *expect, struct stat *st);
+
+/* lstat() of such a path, the same way.  0 or -errno. */
+int upcc_lstat_path(const char *path, struct stat *st);
+
+/*
+ * The mount @fd is on, as mountinfo numbers mounts: statx()'s STATX_MNT_ID
+ * (Linux 5.8), else the mnt_id line of /proc/self/fdinfo (3.15).  Only the
+ * mount tells a bind mount of the same filesystem from its parent
+ * directory: st_dev is the same.  0 or -errno (-EOPNOTSUPP: neither can
+ * tell, as without /proc on an older kernel).
+ */
+int upcc_mount_id(int fd, uint64_t *id);
+
+/* The fdinfo way alone, what upcc_mount_id() falls back on (for tests). */
+int upcc_mount_id_fdinfo(int fd, uint64_t *id);
 
 /* The same for an O_PATH fd someone else obtained (e.g. open_by_handle_at
  * with O_PATH): a readable fd of the same inode if it is a regular file.

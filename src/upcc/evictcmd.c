@@ -145,7 +145,7 @@ static void evict_usage(FILE *out)
 	      "opened.  Reports, per file and in total, what was dropped (measured\n"
 	      "before and after) as sizes (Ki, Mi, Gi: powers of 1024).\n"
 	      "\n"
-	      "  --cross-mounts  descend into other (non-pseudo) filesystems\n"
+	      "  --cross-mounts  descend into other mounts (never a pseudo filesystem)\n"
 	      "  --dry-run       say what would be dropped, drop nothing\n"
 	      "  --quiet         only the summary line (--json: no \"files\" list)\n"
 	      "  --json          one JSON object on stdout (counts in *_pages and *_bytes)\n"

@@ -303,6 +303,105 @@ expect_exit 2 "target" "$UPCD" --once --backend=fadvise --scope="path:$mnt/data"
 check "bad arguments changed nothing ($(kept_of "$mnt/data/f2") pages of f2 kept)" \
 	test "$(kept_of "$mnt/data/f2")" -eq "$before_bad"
 
+# ---- hostile trees ----------------------------------------------------------
+# upcd-hooked here: it never compacts, whatever these rounds free.
+probe_abs=$(realpath "$PROBE")
+# A path past PATH_MAX (hostile review L2): 21 levels of 250-byte names put
+# deepfile's path at 5.3 KB, more than open() takes.  The walk opens each
+# entry from its directory's fd, so the file is counted like any other
+# (upcc files, the path scope's sample) and upcd drops it; it was left out,
+# as "deeper than 64 levels", its 8 MiB out of upcd's reach.
+long_name=$(printf 'L%.0s' $(seq 250))
+long_path=$mnt/names$(printf "/$long_name%.0s" $(seq 21))/deepfile
+in_long_dir() {	# in_long_dir CMD...: run CMD in deepfile's directory
+	(cd "$mnt/names" && for _ in $(seq 21); do cd "$long_name" || exit 1; done && "$@")
+}
+mkdir "$mnt/names"
+(cd "$mnt/names" && for _ in $(seq 21); do mkdir "$long_name" && cd "$long_name" || exit 1; done)
+in_long_dir dd if=/dev/urandom of=deepfile bs=1M count=8 status=none conv=fsync
+in_long_dir cat deepfile >/dev/null
+long_cached() { in_long_dir "$probe_abs" stat deepfile | awk '{print $1}'; }
+long_before=$(long_cached)
+check "setup: deepfile's path is ${#long_path} bytes (> 4096), $long_before pages cached" \
+	test "${#long_path}" -gt 4096 -a "${long_before:-0}" -gt 0
+# The host's own reclaim may take some of it meanwhile, never add to it:
+# what upcc files counts lies between the probe before and the probe after.
+long_before=$(long_cached)
+json=$(timeout 30 "$UPCC" files --json "$mnt/names")
+long_after=$(long_cached)
+read -r long_whole long_counted long_depth <<<"$(python3 -c 'import json, sys
+d = json.loads(sys.argv[1])
+f = d["files"][0] if d["files"] else {}
+print(f.get("path") == sys.argv[2], d["total"]["cached_pages"], d["skipped"]["depth"])' \
+	"$json" "$long_path" 2>&1)"
+check "upcc files lists deepfile by its whole path ($long_whole), nothing too deep ($long_depth)" \
+	test "$long_whole" = True -a "$long_depth" = 0
+check "... and counts its cache ($long_after <= $long_counted <= $long_before pages)" \
+	test "${long_counted:-0}" -ge "$long_after" -a "${long_counted:-0}" -le "$long_before" \
+	-a "${long_counted:-0}" -gt 0
+timeout 60 "$UPCD_HOOKED" --once --dry-run --backend=fadvise --scope="path:$mnt/names" \
+	--target=1 --trigger=1 --state "$work/state-long.json" >"$work/upcd-long.log" 2>&1
+sed -n 's/.*dry run: /     upcd: dry run: /p' "$work/upcd-long.log"
+check "the path scope's sample counts deepfile's cache (MiBs, not 0B)" \
+	grep -qE "dry run: would have .*: unmapped [0-9.]+Mi" "$work/upcd-long.log"
+check "... and leaves nothing out as too deep" \
+	bash -c '! grep -q "deeper than" "$1"' _ "$work/upcd-long.log"
+timeout 60 "$UPCD_HOOKED" --once --backend=fadvise --scope="path:$mnt/names" \
+	--target=1 --trigger=1 --state "$work/state-long.json" >"$work/upcd-long.log" 2>&1
+rc=$?
+check "upcd --once drops deepfile ($long_before -> $(long_cached) pages, rc=$rc)" \
+	test "$rc" -eq 0 -a "$(long_cached)" -eq 0
+[ "$rc" -eq 0 ] || sed 's/^/    upcd: /' "$work/upcd-long.log" | tail -5
+rm -rf "$mnt/names"
+
+# A bind mount inside the scope (hostile review L3): outside5, a directory
+# of the same filesystem outside the scope s5, bound on s5/bindin.  Its
+# st_dev is the scope's, so with cross_mounts = no the walk went through
+# it and upcd dropped the outside file (2048 -> 0 pages).  It is another
+# mount: skipped and counted as one, unless cross_mounts = yes (the
+# negative control).  Bound in a private mount namespace (unshare -m) that
+# upcd and upcc run in: the mount goes with it, nothing is left to undo.
+mkdir -p "$mnt/s5/bindin" "$mnt/outside5"
+make_file "$mnt/outside5/victim" 8
+in_bind_ns() {	# in_bind_ns CMD...: CMD with outside5 bound on s5/bindin
+	unshare -m --propagation private sh -c 'mount --bind "$1" "$2" && shift 2 && exec "$@"' \
+		- "$mnt/outside5" "$mnt/s5/bindin" "$@"
+}
+make_file "$mnt/s5/own" 4
+victim_before=$(kept_of "$mnt/outside5/victim")
+json=$(in_bind_ns "$UPCC" files --json "$mnt/s5")
+read -r bind_files bind_mounts <<<"$(python3 -c 'import json, sys
+d = json.loads(sys.argv[1])
+print(d["total"]["files"], d["skipped"]["mounts"])' "$json" 2>&1)"
+check "upcc files: the bind mount inside the tree is a skipped mount ($bind_files file, $bind_mounts mount)" \
+	test "$bind_files" = 1 -a "$bind_mounts" = 1
+in_bind_ns "$UPCD_HOOKED" --once --backend=fadvise --scope="path:$mnt/s5" --target=1 --trigger=1 \
+	--state "$work/state-bind.json" >"$work/upcd-bind.log" 2>&1
+rc=$?
+check "upcd --once drops the scope's own file ($(cached_of "$mnt/s5/own") pages left, rc=$rc)" \
+	test "$rc" -eq 0 -a "$(cached_of "$mnt/s5/own")" -eq 0
+check "... and the file outside it, seen through the bind mount, keeps its pages \
+($victim_before -> $(kept_of "$mnt/outside5/victim"))" \
+	test "$victim_before" -eq "$(mib_pages 8)" -a "$(kept_of "$mnt/outside5/victim")" -eq "$victim_before"
+[ "$rc" -eq 0 ] || sed 's/^/    upcd: /' "$work/upcd-bind.log" | tail -5
+cat >"$work/cross.conf" <<EOF
+[scope s5]
+type = path
+path = $mnt/s5
+cross_mounts = yes
+backend = fadvise
+target = 1
+trigger = 1
+EOF
+cat "$mnt/s5/own" >/dev/null
+in_bind_ns "$UPCD_HOOKED" --once --config "$work/cross.conf" --state "$work/state-bind.json" \
+	>"$work/upcd-bind.log" 2>&1
+rc=$?
+check "negative control: with cross_mounts = yes the bind mount is walked, the file dropped \
+($(cached_of "$mnt/outside5/victim") pages left, rc=$rc)" \
+	test "$rc" -eq 0 -a "$(cached_of "$mnt/outside5/victim")" -eq 0
+rm -rf "$mnt/s5" "$mnt/outside5"
+
 # ---- the system scope walks the local disk mounts ---------------------------
 # The system scope's inventory is every local disk-backed mount, read from
 # mountinfo.  The installed upcd takes no test hook from its environment:

@@ -101,6 +101,81 @@ static inline int ua_mkdir_p(const char *path)
 	return system(cmd);
 }
 
+/* A 250-byte name: UA_LONG_NAME_LEN 'L's. */
+#define UA_LONG_NAME_LEN	250
+
+/*
+ * The hostile review's L2 tree: @levels directories of 250-byte names
+ * below @base (21 of them pass PATH_MAX, past which open() refuses a
+ * path), made from each level's fd.  Returns the deepest directory's fd
+ * and its path in *@path (malloc'd), or -1.
+ */
+static inline int ua_long_dir(const char *base, unsigned int levels, char **path)
+{
+	char part[UA_LONG_NAME_LEN + 1];
+	int dirfd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC), next;
+
+	*path = malloc(strlen(base) + levels * sizeof(part) + 1);
+	if (!*path || dirfd < 0)
+		goto fail;
+	strcpy(*path, base);
+	memset(part, 'L', UA_LONG_NAME_LEN);
+	part[UA_LONG_NAME_LEN] = '\0';
+	for (unsigned int i = 0; i < levels; i++) {
+		if (mkdirat(dirfd, part, 0755) < 0 && errno != EEXIST)
+			goto fail;
+		next = openat(dirfd, part, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		close(dirfd);
+		dirfd = next;
+		if (dirfd < 0)
+			goto fail;
+		strcat(strcat(*path, "/"), part);
+	}
+	return dirfd;
+fail:
+	if (dirfd >= 0)
+		close(dirfd);
+	free(*path);
+	*path = NULL;
+	return -1;
+}
+
+/*
+ * @name at the bottom of ua_long_dir(@base, @levels), with @pages clean
+ * pages, all cached.  Returns the file's path (malloc'd) and, in *@fd,
+ * the file still open, for the test's own measures; NULL on failure.
+ */
+static inline char *ua_long_path_file(const char *base, unsigned int levels, const char *name,
+				      unsigned int pages, int *fd)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *buf = malloc((size_t)page), *dir, *path = NULL;
+	int dirfd = ua_long_dir(base, levels, &dir), ok;
+
+	*fd = dirfd >= 0 ? openat(dirfd, name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
+	ok = buf && *fd >= 0;
+	for (unsigned int i = 0; ok && i < pages; i++) {
+		memset(buf, 'a' + (int)(i % 26), (size_t)page);
+		ok = write(*fd, buf, (size_t)page) == page;
+	}
+	ok = ok && fsync(*fd) == 0 && lseek(*fd, 0, SEEK_SET) == 0;
+	while (ok && read(*fd, buf, (size_t)page) > 0)
+		;
+	if (ok)
+		path = malloc(strlen(dir) + strlen(name) + 2);
+	if (path)
+		strcat(strcat(strcpy(path, dir), "/"), name);
+	else if (*fd >= 0)
+		close(*fd);
+	if (!path)
+		*fd = -1;
+	if (dirfd >= 0)
+		close(dirfd);
+	free(dir);
+	free(buf);
+	return path;
+}
+
 /*
  * Under valgrind, cachestat is an unknown syscall (ENOSYS: residency falls
  * back to mincore) and valgrind reads the head of every file a program

@@ -868,6 +868,64 @@ static void test_refresh_skips_unchanged(void **state)
 	upcc_inventory_fini(&inv);
 }
 
+/*
+ * Hostile review L2: a file whose path passes PATH_MAX (21 levels of
+ * 250-byte names) is the scope's like any other: the refresh measures it
+ * (and its sample counts it), the tick and a refresh that does not walk
+ * open it again by its path, and eviction drops it.  It was left out of
+ * every walk, its cache out of upcd's reach.
+ */
+static void test_long_path_measured_and_dropped(void **state)
+{
+	struct upcc_inventory_entry *order[4];
+	struct upcc_evict_result result;
+	struct upcc_residency res;
+	struct upcc_inventory inv;
+	struct upcc_sample sample;
+	struct stat st;
+	int pipe_fds[2], fd;
+	char *file;
+
+	(void)state;
+	need_cachestat();
+	file = ua_long_path_file(make_sub("long"), 21, "deepfile", 16, &fd);
+	assert_non_null(file);
+	assert_int_equal(fstat(fd, &st), 0);
+	init_watched(&inv, sub, pipe_fds);
+	assert_int_equal(upcc_inventory_refresh(&inv), 0);	/* the first walk */
+	assert_int_equal(inv.last.walk.skipped_depth, 0);
+	assert_int_equal(inv.last.sum.files, 1);
+	assert_int_equal(inv.last.sum.cached_pages, 16);
+	assert_int_equal(upcc_inventory_sample(&inv, &sample), 0);
+	assert_int_equal(sample.file_lru_pages, 16);
+	assert_int_equal(upcc_inventory_coldest(&inv, order, 4), 1);
+	assert_string_equal(order[0]->path, file);
+	/* The tick opens it again by its path. */
+	order[0]->active = true;
+	assert_int_equal(upcc_inventory_tick_sample(&inv, &sample), 0);
+	assert_int_equal(sample.file_lru_pages, 16);
+	order[0]->active = false;
+
+	assert_int_equal(upcc_inventory_evict(&inv, order[0], 0, &result), 0);
+	assert_int_equal(result.before_pages, 16);
+	assert_int_equal(result.after_pages, 0);
+	assert_int_equal(upcc_residency_fd(fd, &st, &res), 0);
+	assert_int_equal(res.cached_pages, 0);
+	/* A refresh that does not walk measures the dropped file again by
+	 * its path (its drop is watched): it stays known.
+	 */
+	assert_true(inv.entries[0].drop_watch_pages > 0);
+	assert_int_equal(upcc_inventory_refresh(&inv), 0);
+	assert_int_equal(inv.walk_why, UPCC_INV_WALK_NONE);
+	assert_int_equal(inv.count, 1);
+	assert_int_equal(inv.entries[0].measured_scan, inv.scan);
+	close(fd);
+	free(file);
+	close(pipe_fds[1]);
+	upcc_inventory_fini(&inv);
+	ua_rm_rf(sub);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -889,6 +947,7 @@ int main(void)
 		cmocka_unit_test(test_refresh_interrupted),
 		cmocka_unit_test(test_tick_measures_only_what_can_grow),
 		cmocka_unit_test(test_refresh_skips_unchanged),
+		cmocka_unit_test(test_long_path_measured_and_dropped),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -148,6 +148,31 @@ static void test_path_dispatch(void **state)
 	assert_int_equal(upcc_measure(&missing, &sample), -ENOENT);
 }
 
+/* Hostile review L2: a path scope's own walk counts a file whose path
+ * passes PATH_MAX (21 levels of 250-byte names); it was left out, and
+ * said to be deeper than 64 levels.
+ */
+static void test_path_long_names(void **state)
+{
+	struct upcc_scope tree;
+	struct upcc_sample sample;
+	char dir[PATH_MAX], *file;
+	int fd;
+
+	(void)state;
+	assert_non_null(ua_mkdtemp(dir, sizeof(dir)));
+	file = ua_long_path_file(dir, 21, "deepfile", 8, &fd);
+	assert_non_null(file);
+	close(fd);
+	tree = scope_of(UPCC_SCOPE_PATH, -1, dir);
+	assert_int_equal(upcc_measure(&tree, &sample), 0);
+	ua_rm_rf(dir);
+	free(file);
+	assert_in_range(sample.file_lru_pages, 8 - HOST_RECLAIM_SLACK, 8);
+	assert_true(sample.skipped_depth == 0);
+	assert_true(sample.walk_errors == 0);
+}
+
 static void test_mapped_exceeds_lru(void **state)
 {
 	struct upcc_scope system = scope_of(UPCC_SCOPE_SYSTEM, -1, "");
@@ -170,6 +195,7 @@ int main(void)
 		cmocka_unit_test(test_missing_fields),
 		cmocka_unit_test(test_cgroup),
 		cmocka_unit_test(test_path_dispatch),
+		cmocka_unit_test(test_path_long_names),
 		cmocka_unit_test(test_mapped_exceeds_lru),
 	};
 

@@ -9,9 +9,13 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/sysmacros.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <cmocka.h>
 
 #include "sys/walk.h"
@@ -212,6 +216,185 @@ static void test_open_regular(void **state)
 	close(dirfd);
 }
 
+struct long_visit {
+	unsigned int files;
+	char *path;		/* the last file's path, whole */
+};
+
+static int record_long(void *ctx, int fd, const struct stat *st, const char *path)
+{
+	struct long_visit *lv = ctx;
+
+	(void)fd;
+	(void)st;
+	lv->files++;
+	free(lv->path);
+	lv->path = strdup(path);
+	return 0;
+}
+
+/*
+ * Hostile review L2: a file whose path passes PATH_MAX (21 levels of
+ * 250-byte names) is walked like any other, handed over with its whole
+ * path, and opened again by that path; nothing is "deeper than 64 levels".
+ * It was left out and counted as too deep.  The long path's tail is
+ * resolved without following a symlink.
+ */
+static void test_long_path_walked(void **state)
+{
+	char base[PATH_MAX + 16], *file, *dir, *link_path;
+	struct upcc_walk_stats stats;
+	struct long_visit lv = { 0 };
+	struct stat want, st;
+	int fd;
+
+	(void)state;
+	snprintf(base, sizeof(base), "%s/long", tree);
+	assert_int_equal(mkdir(base, 0755), 0);
+	file = ua_long_path_file(base, 21, "deepfile", 2, &fd);
+	assert_non_null(file);
+	assert_true(strlen(file) >= PATH_MAX);
+	assert_int_equal(fstat(fd, &want), 0);
+	close(fd);
+
+	assert_int_equal(upcc_walk(base, NULL, record_long, &lv, &stats), 0);
+	assert_int_equal(stats.files, 1);
+	assert_int_equal(stats.dirs, 22);
+	assert_int_equal(stats.skipped_depth, 0);
+	assert_int_equal(stats.errors, 0);
+	assert_int_equal(lv.files, 1);
+	assert_string_equal(lv.path, file);
+
+	fd = upcc_open_regular_path(lv.path, &want, &st);
+	assert_true(fd >= 0);
+	assert_true(st.st_ino == want.st_ino);
+	close(fd);
+	assert_int_equal(upcc_lstat_path(lv.path, &st), 0);
+	assert_true(st.st_ino == want.st_ino);
+	/* Not another inode, as for a short path. */
+	assert_int_equal(stat(tree, &st), 0);
+	assert_int_equal(upcc_open_regular_path(lv.path, &st, &want), -ESTALE);
+
+	/* A symlink in the tail, past the first PATH_MAX bytes: level 20
+	 * holds lnk -> ".", so ".../lnk/LLL.../deepfile" names the same file.
+	 */
+	fd = ua_long_dir(base, 20, &dir);
+	assert_true(fd >= 0);
+	assert_int_equal(symlinkat(".", fd, "lnk"), 0);
+	close(fd);
+	link_path = malloc(strlen(file) + sizeof("/lnk"));
+	assert_non_null(link_path);
+	sprintf(link_path, "%s/lnk%s", dir, file + strlen(dir));
+	assert_true(strlen(dir) >= PATH_MAX);
+	assert_true(upcc_open_regular_path(link_path, NULL, &st) < 0);
+	assert_true(upcc_lstat_path(link_path, &st) < 0);
+	free(link_path);
+	free(dir);
+	free(lv.path);
+	free(file);
+	ua_rm_rf(base);
+}
+
+/* What the bind-mount child saw: its walks and the mount ids. */
+struct bind_seen {
+	int skip;				/* no private mount namespace here */
+	struct upcc_walk_stats walk, cross;
+	unsigned int files, cross_files;
+	bool saw_secret, cross_saw_secret;
+	int ids_ok;				/* the root's and the bind's ids read */
+	uint64_t root_id, bind_id, root_fdinfo, bind_fdinfo;
+};
+
+static int record_secret(void *ctx, int fd, const struct stat *st, const char *path)
+{
+	bool *saw = ctx;
+
+	(void)fd;
+	(void)st;
+	if (strstr(path, "/secret"))
+		*saw = true;
+	return 0;
+}
+
+/* In a private mount namespace of its own (gone when it exits, so there
+ * is nothing to unmount): @outside bound on @bind, the tree below @root
+ * walked without and with cross_mounts.
+ */
+static void bind_child(const char *root, const char *bind, struct bind_seen *seen)
+{
+	struct upcc_walk_options cross = { .cross_mounts = true };
+	int fd;
+
+	if (unshare(CLONE_NEWNS) < 0 || mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount(outside, bind, "none", MS_BIND, NULL) < 0) {
+		seen->skip = 1;
+		return;
+	}
+	upcc_walk(root, NULL, record_secret, &seen->saw_secret, &seen->walk);
+	upcc_walk(root, &cross, record_secret, &seen->cross_saw_secret, &seen->cross);
+	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	seen->ids_ok = fd >= 0 && upcc_mount_id(fd, &seen->root_id) == 0 &&
+		       upcc_mount_id_fdinfo(fd, &seen->root_fdinfo) == 0;
+	close(fd);
+	fd = open(bind, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	seen->ids_ok = seen->ids_ok && fd >= 0 && upcc_mount_id(fd, &seen->bind_id) == 0 &&
+		       upcc_mount_id_fdinfo(fd, &seen->bind_fdinfo) == 0;
+	close(fd);
+}
+
+/*
+ * Hostile review L3: a bind mount of a directory outside the tree, of the
+ * same filesystem, inside the tree is another mount: not walked unless
+ * cross_mounts, counted as a skipped mount.  Its st_dev is the tree's, so
+ * the walk went through it, and upcd evicted the outside file.  Needs
+ * root (CAP_SYS_ADMIN for the namespace); skipped without.
+ */
+static void test_bind_mount_is_a_mount(void **state)
+{
+	char root[PATH_MAX + 16], bind[PATH_MAX + 32], own[PATH_MAX + 32];
+	struct bind_seen *seen;
+	pid_t pid;
+	int status;
+
+	(void)state;
+	snprintf(root, sizeof(root), "%s/bt", tree);
+	snprintf(bind, sizeof(bind), "%s/bindin", root);
+	snprintf(own, sizeof(own), "%s/own", root);
+	assert_int_equal(ua_mkdir_p(bind), 0);
+	assert_int_equal(ua_write_file(own, "own"), 0);
+	seen = mmap(NULL, sizeof(*seen), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	assert_true(seen != MAP_FAILED);
+	memset(seen, 0, sizeof(*seen));
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		bind_child(root, bind, seen);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	ua_rm_rf(root);
+	if (seen->skip) {
+		munmap(seen, sizeof(*seen));
+		skip();
+	}
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(seen->walk.files, 1);		/* own, not secret */
+	assert_false(seen->saw_secret);
+	assert_int_equal(seen->walk.skipped_mounts, 1);
+	assert_int_equal(seen->walk.errors, 0);
+	/* The negative control: with cross_mounts it is walked. */
+	assert_int_equal(seen->cross.files, 2);
+	assert_true(seen->cross_saw_secret);
+	assert_int_equal(seen->cross.skipped_mounts, 0);
+	/* statx and the fdinfo fallback name the same mounts, two of them. */
+	assert_true(seen->ids_ok);
+	assert_true(seen->root_id == seen->root_fdinfo);
+	assert_true(seen->bind_id == seen->bind_fdinfo);
+	assert_true(seen->root_id != seen->bind_id);
+	munmap(seen, sizeof(*seen));
+}
+
 static void test_pseudo_magics(void **state)
 {
 	(void)state;
@@ -344,6 +527,8 @@ int main(void)
 		cmocka_unit_test(test_bad_roots),
 		cmocka_unit_test(test_single_file_root),
 		cmocka_unit_test(test_open_regular),
+		cmocka_unit_test(test_long_path_walked),
+		cmocka_unit_test(test_bind_mount_is_a_mount),
 		cmocka_unit_test(test_pseudo_magics),
 		cmocka_unit_test(test_mounts_parse),
 		cmocka_unit_test(test_mount_rules),
