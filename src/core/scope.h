@@ -63,7 +63,7 @@ struct upcc_scope {
 	char name[64];			/* "system", "node0", "cgroup:work", "path:/srv" */
 	int node_id;			/* UPCC_SCOPE_NODE */
 	char path[PATH_MAX];		/* cgroup directory or tree root */
-	bool cross_mounts;		/* UPCC_SCOPE_PATH: walk into other filesystems */
+	bool cross_mounts;		/* UPCC_SCOPE_PATH: walk into other mounts (bind mounts too) */
 	struct upcc_scope_config config;
 };
 
