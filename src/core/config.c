@@ -525,33 +525,41 @@ static int check_whole(struct parse_state *state, unsigned int last_line)
 	return 0;
 }
 
-int upcc_config_parse(const char *text, const char *filename, struct upcc_config *config,
-		      char *error, size_t error_len)
+int upcc_config_parse_text(const char *text, size_t len, const char *filename,
+			   struct upcc_config *config, char *error, size_t error_len)
 {
 	struct parse_state state = {
 		.filename = filename, .config = config, .error = error, .error_len = error_len,
 	};
-	const char *cursor = text;
+	const char *cursor = text, *stop = text + len;
 	char line[MAX_LINE_LEN];
 	int err;
 
-	while (*cursor) {
-		const char *end = strchr(cursor, '\n');
-		size_t len;
+	while (cursor < stop) {
+		const char *end = memchr(cursor, '\n', (size_t)(stop - cursor));
+		const char *nul;
+		size_t line_len;
 
 		if (!end)
-			end = cursor + strlen(cursor);
-		len = (size_t)(end - cursor);
+			end = stop;
+		line_len = (size_t)(end - cursor);
 		state.line_no++;
-		if (len >= sizeof(line))
+		/* A NUL would end the line early and the rest of it would go
+		 * unread: a file with one is not text (a binary, UTF-16).
+		 */
+		nul = memchr(cursor, '\0', line_len);
+		if (nul)
+			return fail(&state, state.line_no, "NUL byte at column %zu: not a text file",
+				    (size_t)(nul - cursor) + 1);
+		if (line_len >= sizeof(line))
 			return fail(&state, state.line_no, "line longer than %d bytes",
 				    MAX_LINE_LEN - 1);
-		memcpy(line, cursor, len);
-		line[len] = '\0';
+		memcpy(line, cursor, line_len);
+		line[line_len] = '\0';
 		err = parse_line(&state, line);
 		if (err)
 			return err;
-		cursor = *end ? end + 1 : end;
+		cursor = end < stop ? end + 1 : end;
 	}
 	err = check_scope(&state);
 	if (err)
@@ -559,17 +567,24 @@ int upcc_config_parse(const char *text, const char *filename, struct upcc_config
 	return check_whole(&state, state.line_no ? state.line_no : 1);
 }
 
+int upcc_config_parse(const char *text, const char *filename, struct upcc_config *config,
+		      char *error, size_t error_len)
+{
+	return upcc_config_parse_text(text, strlen(text), filename, config, error, error_len);
+}
+
 int upcc_config_load(const char *path, struct upcc_config *config, char *error,
 		     size_t error_len)
 {
 	char *text;
-	int err = upcc_read_text(path, &text);
+	size_t len;
+	int err = upcc_read_file(path, &text, &len);
 
 	if (err) {
 		snprintf(error, error_len, "%s: cannot read: %s", path, strerror(-err));
 		return err;
 	}
-	err = upcc_config_parse(text, path, config, error, error_len);
+	err = upcc_config_parse_text(text, len, path, config, error, error_len);
 	free(text);
 	return err;
 }

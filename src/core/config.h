@@ -69,6 +69,12 @@ void upcc_scope_config_default(struct upcc_scope_config *scope_config);
 int upcc_config_parse(const char *text, const char *filename, struct upcc_config *config,
 		      char *error, size_t error_len);
 
+/* The same for the @len bytes at @text, which need no NUL after them: a
+ * NUL among them is an error at its line ("not a text file").
+ */
+int upcc_config_parse_text(const char *text, size_t len, const char *filename,
+			   struct upcc_config *config, char *error, size_t error_len);
+
 /* Read and parse @path; also -errno with a message if it cannot be read. */
 int upcc_config_load(const char *path, struct upcc_config *config, char *error,
 		     size_t error_len);

@@ -284,6 +284,46 @@ static void test_load(void **state)
 	upcc_config_free(&config);
 }
 
+/* Issue 32 (L4): a NUL byte is an error at its line, not "cannot read:
+ * Invalid argument"; a binary file is one.
+ */
+static void test_nul_byte(void **state)
+{
+	static const char text[] = "interval = 1s\n\n[scope a\0]\ntype = system\n";
+	struct upcc_config config;
+	char error[512];
+
+	(void)state;
+	upcc_config_init(&config);
+	assert_int_equal(upcc_config_load(FIXTURE("configs/nul-line3.conf"), &config, error,
+					  sizeof(error)), -EINVAL);
+	if (!strstr(error, "nul-line3.conf:3: NUL byte at column 15: not a text file"))
+		fail_msg("got \"%s\"", error);
+	upcc_config_free(&config);
+
+	upcc_config_init(&config);
+	assert_int_equal(upcc_config_load(FIXTURE("configs/binary.conf"), &config, error,
+					  sizeof(error)), -EINVAL);
+	if (!strstr(error, "binary.conf:1: NUL byte at column 8: not a text file"))
+		fail_msg("got \"%s\"", error);
+	upcc_config_free(&config);
+
+	/* The bytes as given, not up to the first NUL. */
+	upcc_config_init(&config);
+	assert_int_equal(upcc_config_parse_text(text, sizeof(text) - 1, "test.conf", &config,
+						error, sizeof(error)), -EINVAL);
+	assert_string_equal(error, "test.conf:3: NUL byte at column 9: not a text file");
+	upcc_config_free(&config);
+	/* No NUL needed after them: the parser stops at @len. */
+	parse_ok("interval = 2s", &config);
+	upcc_config_free(&config);
+	upcc_config_init(&config);
+	assert_int_equal(upcc_config_parse_text("interval = 2sXXXX", 13, "test.conf", &config,
+						error, sizeof(error)), 0);
+	assert_true(config.interval_ms == 2000);
+	upcc_config_free(&config);
+}
+
 static void test_scope_specs(void **state)
 {
 	static const char *const bad[] = {
@@ -406,6 +446,7 @@ int main(void)
 		cmocka_unit_test(test_daemon_value_errors),
 		cmocka_unit_test(test_dropcache_needs_consent),
 		cmocka_unit_test(test_load),
+		cmocka_unit_test(test_nul_byte),
 		cmocka_unit_test(test_scope_specs),
 		cmocka_unit_test(test_value_parsers),
 		cmocka_unit_test(test_trailing_comment_on_paths),

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# hostile-3.sh [UPCD UPCC] - the third hostile test's reproductions
+# (../shared/reviews/upcd-hostile-test-3.md, issue 32), run against the
+# programs: each check fails on the code before its fix.  Every upcd here
+# is a --dry-run, a --check, or works on a tree this script creates;
+# nothing global is touched.  Ends on "N passed, N failed".
+set -u
+upcd=${1:-${UPCD:?}}
+upcc=${2:-${UPCC:?}}
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d /var/tmp/upcc-hostile3-XXXXXX)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+. "$here/lib.sh"
+
+stderr_has() { grep -qF -- "$1" "$tmp/err"; }
+
+# L4. A NUL byte, or a binary file, is an error at its line, not "cannot
+# read: Invalid argument".
+mkdir "$tmp/d1"
+printf '[scope a]\ntype = path\npath = %s\0junk\n' "$tmp/d1" >"$tmp/nul.conf"
+check "a NUL byte in the config exits 2" exit_code_is 2 "$upcd" --check --config "$tmp/nul.conf"
+check "a NUL byte is named at its line" stderr_has "$tmp/nul.conf:3: NUL byte at column"
+head -c 4096 "$upcd" >"$tmp/binary.conf"
+check "a binary config exits 2" exit_code_is 2 "$upcd" --check --config "$tmp/binary.conf"
+check "a binary config is not text, at line 1" stderr_has "$tmp/binary.conf:1: NUL byte at column"
+
+summary
