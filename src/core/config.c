@@ -352,6 +352,21 @@ static int path_error(struct parse_state *state, const char *key, const char *va
 		    " (comments go on a line of their own, not after a value)" : "");
 }
 
+/* metrics, state: a file's absolute path, never a directory's. */
+static int report_path_value(struct parse_state *state, const char *key, const char *value,
+			     char *path, size_t size, const char *example)
+{
+	int err = has_trailing_comment(value) ? -EINVAL : upcc_parse_file_path(value, path, size);
+
+	if (err == -EISDIR)
+		return fail(state, state->line_no,
+			    "%s \"%s\": names a directory; expected a file's absolute path (%s)",
+			    key, value, example);
+	if (err)
+		return path_error(state, key, value);
+	return 0;
+}
+
 static int scope_key_value(struct parse_state *state, int key, const char *value)
 {
 	struct upcc_scope *scope = &state->scope->scope;
@@ -446,13 +461,12 @@ static int daemon_key_value(struct parse_state *state, int key, const char *valu
 				    "allow_dropcache \"%s\": expected yes or no", value);
 		return 0;
 	case KEY_D_METRICS:
-		if (copy_abs_path(value, config->metrics_path, sizeof(config->metrics_path)))
-			return path_error(state, "metrics", value);
-		return 0;
+		return report_path_value(state, "metrics", value, config->metrics_path,
+					 sizeof(config->metrics_path),
+					 "/var/lib/prometheus/node-exporter/upcc.prom");
 	case KEY_D_STATE:
-		if (copy_abs_path(value, config->state_path, sizeof(config->state_path)))
-			return path_error(state, "state", value);
-		return 0;
+		return report_path_value(state, "state", value, config->state_path,
+					 sizeof(config->state_path), UPCC_DEFAULT_STATE_PATH);
 	}
 	return -EINVAL;
 }

@@ -134,6 +134,26 @@ static int apply_scope_options(const struct upcd_options *options, struct upcc_c
 	return 0;
 }
 
+/*
+ * --metrics, --state: as in the config file, an absolute path (a relative
+ * one would depend on the directory upcd happens to be started from) that
+ * names a file, not a directory.
+ */
+static int report_path_option(const char *option, const char *value, char *path, size_t size,
+			      char *error, size_t error_len)
+{
+	int err = upcc_parse_file_path(value, path, size);
+
+	if (err == -EISDIR)
+		snprintf(error, error_len, "--%s=%s: names a directory; expected a file's absolute path",
+			 option, value);
+	else if (err == -ENAMETOOLONG)
+		snprintf(error, error_len, "--%s=%s: path too long", option, value);
+	else if (err)
+		snprintf(error, error_len, "--%s=%s: expected an absolute path", option, value);
+	return err;
+}
+
 static int apply_daemon_options(const struct upcd_options *options, struct upcc_config *config,
 				char *error, size_t error_len)
 {
@@ -154,21 +174,14 @@ static int apply_daemon_options(const struct upcd_options *options, struct upcc_
 			 options->tick);
 		return -EINVAL;
 	}
-	/* As in the config file: a relative path would depend on the
-	 * directory upcd happens to be started from.
-	 */
-	if (options->metrics && options->metrics[0] != '/') {
-		snprintf(error, error_len, "--metrics=%s: expected an absolute path", options->metrics);
+	if (options->metrics &&
+	    report_path_option("metrics", options->metrics, config->metrics_path,
+			       sizeof(config->metrics_path), error, error_len))
 		return -EINVAL;
-	}
-	if (options->state && options->state[0] != '/') {
-		snprintf(error, error_len, "--state=%s: expected an absolute path", options->state);
+	if (options->state &&
+	    report_path_option("state", options->state, config->state_path,
+			       sizeof(config->state_path), error, error_len))
 		return -EINVAL;
-	}
-	if (options->metrics)
-		snprintf(config->metrics_path, sizeof(config->metrics_path), "%s", options->metrics);
-	if (options->state)
-		snprintf(config->state_path, sizeof(config->state_path), "%s", options->state);
 	if (options->nr_scopes) {
 		upcc_config_free(config);
 		for (size_t i = 0; i < options->nr_scopes; i++)

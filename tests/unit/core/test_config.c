@@ -404,6 +404,35 @@ static void test_trailing_comment_on_paths(void **state)
 	expect_error("[scope d]\ntype = path\npath = /dir # c\n", 3, "path \"/dir # c\"");
 }
 
+/* Issue 32 (L4): metrics and state name a file; what can only be a
+ * directory is refused when the file is read, not at the first write.
+ */
+static void test_report_paths_name_files(void **state)
+{
+	static const char *const dirs[] = { "/", "/run/upcc/", "/x/.", "/x/..", "//", "/x//" };
+	struct upcc_config config;
+	char path[64];
+
+	(void)state;
+	expect_error("metrics = /\n", 1,
+		     "metrics \"/\": names a directory; expected a file's absolute path");
+	expect_error("[daemon]\nstate = /run/upcc/\n", 2,
+		     "state \"/run/upcc/\": names a directory; expected a file's absolute path (/run/upcc/state.json)");
+	expect_error("metrics = /var/lib/..\n", 1, "metrics \"/var/lib/..\": names a directory");
+	expect_error("state = /run/.\n", 1, "state \"/run/.\": names a directory");
+	parse_ok("metrics = /x/.prom\nstate = /x/..json\n", &config);
+	assert_string_equal(config.metrics_path, "/x/.prom");
+	assert_string_equal(config.state_path, "/x/..json");
+	upcc_config_free(&config);
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		assert_int_equal(upcc_parse_file_path(dirs[i], path, sizeof(path)), -EISDIR);
+	assert_int_equal(upcc_parse_file_path("x/y", path, sizeof(path)), -EINVAL);
+	assert_int_equal(upcc_parse_file_path("", path, sizeof(path)), -EINVAL);
+	assert_int_equal(upcc_parse_file_path("/a/b.prom", path, 9), -ENAMETOOLONG);
+	assert_int_equal(upcc_parse_file_path("/a/b.prom", path, 10), 0);
+	assert_string_equal(path, "/a/b.prom");
+}
+
 /* Issue 12: two --scope of one name (the same spec, or long specs cut to
  * the same name) would be two Prometheus series of one label set.
  */
@@ -450,6 +479,7 @@ int main(void)
 		cmocka_unit_test(test_scope_specs),
 		cmocka_unit_test(test_value_parsers),
 		cmocka_unit_test(test_trailing_comment_on_paths),
+		cmocka_unit_test(test_report_paths_name_files),
 		cmocka_unit_test(test_scope_spec_names_unique),
 	};
 

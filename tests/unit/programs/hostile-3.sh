@@ -30,4 +30,21 @@ head -c 4096 "$upcd" >"$tmp/binary.conf"
 check "a binary config exits 2" exit_code_is 2 "$upcd" --check --config "$tmp/binary.conf"
 check "a binary config is not text, at line 1" stderr_has "$tmp/binary.conf:1: NUL byte at column"
 
+# L4. A metrics or state path that names a directory is refused when the
+# config is read, not at the first write.
+printf 'metrics = /\n' >"$tmp/metrics-root.conf"
+check "metrics = / exits 2" exit_code_is 2 "$upcd" --check --config "$tmp/metrics-root.conf" \
+	--scope "path:$tmp/d1"
+check "metrics = / is named at its line" \
+	stderr_has "$tmp/metrics-root.conf:1: metrics \"/\": names a directory"
+printf '[daemon]\nstate = %s/\n' "$tmp" >"$tmp/state-slash.conf"
+check "state = DIR/ exits 2" exit_code_is 2 "$upcd" --check --config "$tmp/state-slash.conf" \
+	--scope "path:$tmp/d1"
+check "state = DIR/ is named at its line" \
+	stderr_has "$tmp/state-slash.conf:2: state \"$tmp/\": names a directory"
+check "--metrics=/ exits 2" exit_code_is 2 "$upcd" --check --scope "path:$tmp/d1" --metrics /
+check "--metrics=/ says why" stderr_has "--metrics=/: names a directory"
+check "--state=DIR/.. exits 2" exit_code_is 2 "$upcd" --check --scope "path:$tmp/d1" \
+	--state "$tmp/d1/.."
+
 summary
