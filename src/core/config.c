@@ -461,10 +461,12 @@ static int daemon_key_value(struct parse_state *state, int key, const char *valu
 				    "allow_dropcache \"%s\": expected yes or no", value);
 		return 0;
 	case KEY_D_METRICS:
+		config->metrics_line = state->line_no;
 		return report_path_value(state, "metrics", value, config->metrics_path,
 					 sizeof(config->metrics_path),
 					 "/var/lib/prometheus/node-exporter/upcc.prom");
 	case KEY_D_STATE:
+		config->state_line = state->line_no;
 		return report_path_value(state, "state", value, config->state_path,
 					 sizeof(config->state_path), UPCC_DEFAULT_STATE_PATH);
 	}

@@ -51,6 +51,8 @@ struct upcc_config {
 	bool allow_dropcache;
 	char metrics_path[PATH_MAX];		/* "" = no metrics file */
 	char state_path[PATH_MAX];
+	/* The lines that set them, for messages; 0: not the file. */
+	unsigned int metrics_line, state_line;
 };
 
 /* Defaults: no scopes yet, backend "auto", interval 1s, dropcache not allowed. */

@@ -12,6 +12,7 @@
 #include "act/backend.h"
 #include "cmdline.h"
 #include "core/common.h"
+#include "fscheck.h"
 #include "lib/log.h"
 #include "sys/measure.h"
 
@@ -216,6 +217,11 @@ int upcd_build_config(const struct upcd_options *options, struct upcc_config *co
 		if (err)
 			snprintf(error, sizeof(error), "scope %s: %s", scope->name, why);
 	}
+	/* Before a dry run drops the config's report files below: --check
+	 * says what the real start would refuse.
+	 */
+	if (!err)
+		err = upcd_check_report_files(options, config, path, error, sizeof(error));
 	/* A dry run writes reports only where the command line says: not the
 	 * config file's paths, nor the default state file, here and on reload.
 	 */

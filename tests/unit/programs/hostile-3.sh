@@ -47,4 +47,19 @@ check "--metrics=/ says why" stderr_has "--metrics=/: names a directory"
 check "--state=DIR/.. exits 2" exit_code_is 2 "$upcd" --check --scope "path:$tmp/d1" \
 	--state "$tmp/d1/.."
 
+# L4. An existing directory as the state or metrics file is refused at
+# start-up and by --check, not warned about at the first write.
+mkdir "$tmp/reports"
+printf 'state = %s\n' "$tmp/reports" >"$tmp/state-dir.conf"
+check "state = an existing directory: --check exits 2" exit_code_is 2 "$upcd" --check \
+	--config "$tmp/state-dir.conf" --scope "path:$tmp/d1"
+check "state = an existing directory is named at its line" \
+	stderr_has "$tmp/state-dir.conf:1: state $tmp/reports: is a directory"
+check "--state=DIR: --once --dry-run does not start (exit 2)" exit_code_is 2 \
+	"$upcd" --once --dry-run --config "$tmp/state-dir.conf" --scope "path:$tmp/d1" --state "$tmp/reports"
+check "--state=DIR says which option" stderr_has "--state=$tmp/reports: is a directory"
+check "--metrics=DIR: --check exits 2" exit_code_is 2 "$upcd" --check --scope "path:$tmp/d1" \
+	--metrics "$tmp/reports"
+check "--metrics=DIR names a file to use instead" stderr_has "name a file ($tmp/reports/upcc.prom)"
+
 summary
