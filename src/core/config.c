@@ -185,6 +185,16 @@ static int copy_abs_path(const char *text, char *path, size_t size)
 	return 0;
 }
 
+/* An earlier scope of @config over the same tree or cgroup as @scope. */
+static struct upcc_config_scope *same_root_as(struct upcc_config *config,
+					      const struct upcc_config_scope *scope)
+{
+	for (struct upcc_config_scope *other = config->scopes; other < scope; other++)
+		if (upcc_scope_same_root(&other->scope, &scope->scope))
+			return other;
+	return NULL;
+}
+
 /*
  * A --scope's name is the spec itself; one too long for a name keeps its
  * head and ends in a hash of the whole spec, so two long paths that share
@@ -208,7 +218,7 @@ int upcc_config_add_scope_spec(struct upcc_config *config, const char *spec,
 			       char *error, size_t error_len)
 {
 	const char *colon = strchr(spec, ':');
-	struct upcc_config_scope *added;
+	struct upcc_config_scope *added, *other;
 	enum upcc_scope_kind kind;
 	char kind_text[16], name[64];
 	const char *arg = colon ? colon + 1 : "";
@@ -248,6 +258,13 @@ int upcc_config_add_scope_spec(struct upcc_config *config, const char *spec,
 	added->scope.node_id = node_id;
 	if (kind == UPCC_SCOPE_CGROUP || kind == UPCC_SCOPE_PATH)
 		snprintf(added->scope.path, sizeof(added->scope.path), "%s", arg);
+	other = same_root_as(config, added);
+	if (other) {
+		snprintf(error, error_len, "--scope=%s: the same %s as --scope=%s:%s", spec,
+			 kind == UPCC_SCOPE_PATH ? "tree" : "cgroup", kind_text, other->scope.path);
+		config->nr_scopes--;
+		return -EINVAL;
+	}
 	return 0;
 bad:
 	snprintf(error, error_len,
@@ -381,6 +398,7 @@ static int scope_key_value(struct parse_state *state, int key, const char *value
 				    "type \"%s\": expected system, node, cgroup or path", value);
 		return 0;
 	case KEY_PATH:
+		state->scope->path_line = state->line_no;
 		if (copy_abs_path(value, scope->path, sizeof(scope->path)))
 			return path_error(state, "path", value);
 		return 0;
@@ -536,6 +554,21 @@ static int check_whole(struct parse_state *state, unsigned int last_line)
 			return fail(state, last_line,
 				    "[scope %s]: backend dropcache needs \"allow_dropcache = yes\"",
 				    config->scopes[i].scope.name);
+	/* Two controllers over one tree would evict the same files and count
+	 * them twice: spelled differently is still the same (the filesystem's
+	 * own aliases, symlinks and "..", are upcd's to resolve at start).
+	 */
+	for (size_t i = 0; i < config->nr_scopes; i++) {
+		const struct upcc_config_scope *entry = &config->scopes[i];
+		const struct upcc_config_scope *other = same_root_as(config, entry);
+
+		if (other)
+			return fail(state, entry->path_line,
+				    "[scope %s]: path \"%s\" is the %s of [scope %s] (line %u): two scopes would act on the same pages",
+				    entry->scope.name, entry->scope.path,
+				    entry->scope.kind == UPCC_SCOPE_PATH ? "tree" : "cgroup",
+				    other->scope.name, other->path_line);
+	}
 	if (config->nr_scopes == 0 && !upcc_config_add_scope(config, UPCC_SCOPE_SYSTEM, "system"))
 		return fail(state, last_line, "out of memory");
 	return 0;

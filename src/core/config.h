@@ -40,6 +40,7 @@
 struct upcc_config_scope {
 	struct upcc_scope scope;		/* kind, name, node_id, path, config */
 	char backend_name[UPCC_BACKEND_NAME_LEN]; /* "" = the daemon's */
+	unsigned int path_line;			/* where "path =" is; 0: --scope */
 };
 
 struct upcc_config {

@@ -433,6 +433,55 @@ static void test_report_paths_name_files(void **state)
 	assert_string_equal(path, "/a/b.prom");
 }
 
+/* Issue 32 (L5): two path scopes, or two cgroup scopes, over one tree,
+ * however spelled, are refused; the error names both sections and lines.
+ */
+static void test_same_tree_twice(void **state)
+{
+	static const char *const same[] = { "/d1", "/d1/", "//d1", "/./d1/.", "/d1//./" };
+	struct upcc_config config;
+	char text[256], error[512];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+		snprintf(text, sizeof(text),
+			 "[scope a]\ntype = path\npath = /d1\n\n[scope b]\npath = %s\ntype = path\n",
+			 same[i]);
+		snprintf(error, sizeof(error),
+			 "[scope b]: path \"%s\" is the tree of [scope a] (line 3): two scopes would act on the same pages",
+			 same[i]);
+		expect_error(text, 6, error);
+	}
+	expect_error("[scope a]\ntype = cgroup\npath = /sys/fs/cgroup/web\n"
+		     "[scope b]\ntype = cgroup\npath = /sys/fs/cgroup//web/\n", 6,
+		     "[scope b]: path \"/sys/fs/cgroup//web/\" is the cgroup of [scope a] (line 3)");
+	/* Nested trees, other kinds, and ".." (which only the filesystem
+	 * can resolve) are not the parser's to refuse.
+	 */
+	parse_ok("[scope a]\ntype = path\npath = /d1\n[scope b]\ntype = path\npath = /d1/sub\n"
+		 "[scope c]\ntype = cgroup\npath = /d1\n[scope d]\ntype = path\npath = /x/../d1\n"
+		 "[scope e]\ntype = path\npath = /d10\n", &config);
+	assert_int_equal(config.nr_scopes, 5);
+	assert_int_equal(config.scopes[0].path_line, 3);
+	assert_int_equal(config.scopes[3].path_line, 12);
+	upcc_config_free(&config);
+
+	upcc_config_init(&config);
+	assert_int_equal(upcc_config_add_scope_spec(&config, "path:/d1", error, sizeof(error)), 0);
+	assert_int_equal(upcc_config_add_scope_spec(&config, "cgroup:/d1/", error, sizeof(error)),
+			 0);
+	assert_int_equal(upcc_config_add_scope_spec(&config, "path:/d1/", error, sizeof(error)),
+			 -EINVAL);
+	assert_string_equal(error, "--scope=path:/d1/: the same tree as --scope=path:/d1");
+	assert_int_equal(upcc_config_add_scope_spec(&config, "cgroup://d1", error, sizeof(error)),
+			 -EINVAL);
+	assert_string_equal(error, "--scope=cgroup://d1: the same cgroup as --scope=cgroup:/d1/");
+	assert_int_equal(upcc_config_add_scope_spec(&config, "path:/d1/sub", error, sizeof(error)),
+			 0);
+	assert_int_equal(config.nr_scopes, 3);
+	upcc_config_free(&config);
+}
+
 /* Issue 12: two --scope of one name (the same spec, or long specs cut to
  * the same name) would be two Prometheus series of one label set.
  */
@@ -480,6 +529,7 @@ int main(void)
 		cmocka_unit_test(test_value_parsers),
 		cmocka_unit_test(test_trailing_comment_on_paths),
 		cmocka_unit_test(test_report_paths_name_files),
+		cmocka_unit_test(test_same_tree_twice),
 		cmocka_unit_test(test_scope_spec_names_unique),
 	};
 

@@ -62,4 +62,16 @@ check "--metrics=DIR: --check exits 2" exit_code_is 2 "$upcd" --check --scope "p
 	--metrics "$tmp/reports"
 check "--metrics=DIR names a file to use instead" stderr_has "name a file ($tmp/reports/upcc.prom)"
 
+# L5. Two scopes over one tree, spelled differently, are refused; the
+# error names both.
+check "--scope path:D and path:D/ exits 2" exit_code_is 2 "$upcd" --check \
+	--scope "path:$tmp/d1" --scope "path:$tmp/d1/"
+check "--scope path:D/ names the other" \
+	stderr_has "--scope=path:$tmp/d1/: the same tree as --scope=path:$tmp/d1"
+printf '[scope a]\ntype = path\npath = %s\n\n[scope b]\ntype = path\npath = %s\n' \
+	"$tmp/d1" "$tmp//d1/." >"$tmp/twice.conf"
+check "two sections with one path exit 2" exit_code_is 2 "$upcd" --check --config "$tmp/twice.conf"
+check "two sections with one path: both named, with their lines" \
+	stderr_has "$tmp/twice.conf:7: [scope b]: path \"$tmp//d1/.\" is the tree of [scope a] (line 3)"
+
 summary
