@@ -196,7 +196,7 @@ static int apply_daemon_options(const struct upcd_options *options, struct upcc_
 int upcd_build_config(const struct upcd_options *options, struct upcc_config *config)
 {
 	const char *path = options->config_path ? options->config_path : UPCC_DEFAULT_CONFIG_PATH;
-	char error[512] = "";
+	char error[1024] = "";	/* up to three paths (upcd_check_scope_roots) */
 	int err;
 
 	upcc_config_init(config);
@@ -222,6 +222,8 @@ int upcd_build_config(const struct upcd_options *options, struct upcc_config *co
 	 */
 	if (!err)
 		err = upcd_check_report_files(options, config, path, error, sizeof(error));
+	if (!err)
+		err = upcd_check_scope_roots(config, path, error, sizeof(error));
 	/* A dry run writes reports only where the command line says: not the
 	 * config file's paths, nor the default state file, here and on reload.
 	 */

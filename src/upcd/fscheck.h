@@ -22,4 +22,14 @@
 int upcd_check_report_files(const struct upcd_options *options, const struct upcc_config *config,
 			    const char *config_path, char *error, size_t error_len);
 
+/*
+ * The roots of @config's path scopes, and of its cgroup scopes, resolved
+ * (realpath(3), then (st_dev, st_ino)): two of one kind over one
+ * directory (a symlink, "..", a bind mount) are refused, -EINVAL with
+ * both named in @error; one inside another is logged as a warning and
+ * allowed.  A root that does not exist yet is not compared.
+ */
+int upcd_check_scope_roots(const struct upcc_config *config, const char *config_path,
+			   char *error, size_t error_len);
+
 #endif /* UPCC_FSCHECK_H */

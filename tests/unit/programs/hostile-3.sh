@@ -19,6 +19,11 @@ trap cleanup EXIT
 . "$here/lib.sh"
 
 stderr_has() { grep -qF -- "$1" "$tmp/err"; }
+not_a_config_error() {	# not_a_config_error COMMAND...: exits, but not with 2
+	timeout 60 "$@" >"$tmp/out" 2>"$tmp/err"
+	local rc=$?
+	[ "$rc" -ne 2 ] && [ "$rc" -ne 124 ]
+}
 
 # L4. A NUL byte, or a binary file, is an error at its line, not "cannot
 # read: Invalid argument".
@@ -73,5 +78,43 @@ printf '[scope a]\ntype = path\npath = %s\n\n[scope b]\ntype = path\npath = %s\n
 check "two sections with one path exit 2" exit_code_is 2 "$upcd" --check --config "$tmp/twice.conf"
 check "two sections with one path: both named, with their lines" \
 	stderr_has "$tmp/twice.conf:7: [scope b]: path \"$tmp//d1/.\" is the tree of [scope a] (line 3)"
+
+# L5. ... and so are two scopes that the filesystem resolves to one
+# directory: "..", a symlink, a bind mount; nested trees are warned about.
+mkdir -p "$tmp/x" "$tmp/d1/sub" "$tmp/cg/web/child"
+ln -s d1 "$tmp/link"
+check "--scope path:X/../D and path:D exits 2" exit_code_is 2 "$upcd" --check \
+	--scope "path:$tmp/x/../d1" --scope "path:$tmp/d1"
+check "path:X/../D and path:D: both named, and the directory" \
+	stderr_has "--scope=path:$tmp/d1 and --scope=path:$tmp/x/../d1 are one tree, $tmp/d1:"
+check "--scope path:SYMLINK and path:D exits 2" exit_code_is 2 "$upcd" --check \
+	--scope "path:$tmp/d1" --scope "path:$tmp/link"
+printf '[scope a]\ntype = path\npath = %s\n\n[scope b]\ntype = path\npath = %s\n' \
+	"$tmp/d1" "$tmp/link" >"$tmp/symlink.conf"
+check "two sections, a path and a symlink to it, exit 2" exit_code_is 2 "$upcd" --check \
+	--config "$tmp/symlink.conf"
+check "a path and a symlink to it: both sections named, with their lines" \
+	stderr_has "$tmp/symlink.conf:7: [scope b] path $tmp/link and [scope a] (line 3, path $tmp/d1) are one tree, $tmp/d1:"
+check "--scope cgroup:X/../C and cgroup:C exits 2" exit_code_is 2 "$upcd" --check \
+	--scope "cgroup:$tmp/cg/web" --scope "cgroup:$tmp/x/../cg/web"
+check "cgroup:X/../C and cgroup:C are one cgroup" \
+	stderr_has "--scope=cgroup:$tmp/x/../cg/web and --scope=cgroup:$tmp/cg/web are one cgroup"
+if unshare -m true 2>/dev/null; then
+	mkdir "$tmp/bind"
+	check "a bind mount of the tree as another scope exits 2" exit_code_is 2 \
+		unshare -m sh -c 'mount --bind "$1/d1" "$1/bind" && exec "$2" --check \
+			--scope "path:$1/d1" --scope "path:$1/bind"' - "$tmp" "$upcd"
+	check "a bind mount: both directories named" stderr_has "are one tree, $tmp/bind and $tmp/d1:"
+else
+	echo "SKIP bind mount (no unshare -m here)"
+fi
+check "nested trees are allowed (--check exits 0)" exit_code_is 0 "$upcd" --check \
+	--backend=fadvise --scope "path:$tmp/d1" --scope "path:$tmp/d1/sub"
+check "nested trees are warned about" \
+	stderr_has "--scope=path:$tmp/d1/sub is inside --scope=path:$tmp/d1: the pages under $tmp/d1/sub have two controllers"
+# (Fake cgroups: no backend can act on them here, exit 1, not 2.)
+check "nested cgroups are allowed" not_a_config_error "$upcd" --check \
+	--scope "cgroup:$tmp/cg/web" --scope "cgroup:$tmp/cg/web/child"
+check "nested cgroups are warned about" stderr_has "--scope=cgroup:$tmp/cg/web/child is inside"
 
 summary
