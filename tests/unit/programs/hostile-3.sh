@@ -117,4 +117,33 @@ check "nested cgroups are allowed" not_a_config_error "$upcd" --check \
 	--scope "cgroup:$tmp/cg/web" --scope "cgroup:$tmp/cg/web/child"
 check "nested cgroups are warned about" stderr_has "--scope=cgroup:$tmp/cg/web/child is inside"
 
+# L6. A scope that cannot reach its target (a file larger than the target
+# kept dirty by a writer) says so once, not every round: at a 100 ms
+# interval for 4 s, one line where there were about 40.
+mkdir "$tmp/stuck"
+python3 - "$tmp/stuck/dirty" <<'PY' &
+import os, sys, time
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT, 0o644)
+data = b"x" * (1 << 20)
+for _ in range(1200):		# at most 60 s: killed when the check is done
+    for i in range(16):
+        os.pwrite(fd, data, i << 20)
+    time.sleep(0.05)
+PY
+pids+=($!)
+sleep 0.5
+"$upcd" --backend=fadvise --scope "path:$tmp/stuck" --target 2M --trigger 4M --interval 100ms \
+	--tick 50ms 2>"$tmp/stuck.err" &
+pids+=($!)
+sleep 4
+kill -TERM "${pids[-1]}"; wait "${pids[-1]}"
+kill "${pids[-2]}"; wait "${pids[-2]}" 2>/dev/null
+stuck_lines=$(grep -c 'nothing more came off' "$tmp/stuck.err")
+echo "a stuck scope, 4 s at 100 ms: $stuck_lines lines"
+check "a stuck scope is logged" test "$stuck_lines" -ge 1
+check "a stuck scope says when it speaks again" grep -q 'said again when this changes, else in 5 min' \
+	"$tmp/stuck.err"
+# (More than one only if someone's sync cleaned the file for a moment.)
+check "a stuck scope is logged at most 3 times in 4 s at 100 ms" test "$stuck_lines" -le 3
+
 summary
