@@ -54,8 +54,18 @@ struct parse_state {
 	unsigned int scope_backend_line;
 	bool type_seen;
 	unsigned int daemon_keys_seen;
-	char *error;
+	char *error;				/* the first error */
 	size_t error_len;
+	unsigned int nr_errors;
+	upcc_config_error_fn more;		/* every later one, if set */
+	void *context;
+	/* After an error the parse goes on, to find the next one, but what
+	 * the error leaves unknown is not checked (no error follows from
+	 * another): the keys of a bad section header, the whole-scope
+	 * checks of a scope with a bad line.
+	 */
+	bool skip_section;
+	uint64_t bad_scopes;			/* by index into config->scopes */
 };
 
 static int fail(struct parse_state *state, unsigned int line_no, const char *format, ...)
@@ -63,14 +73,23 @@ static int fail(struct parse_state *state, unsigned int line_no, const char *for
 
 static int fail(struct parse_state *state, unsigned int line_no, const char *format, ...)
 {
-	int len = snprintf(state->error, state->error_len, "%s:%u: ", state->filename, line_no);
+	char more[512], *out = state->nr_errors ? more : state->error;
+	size_t out_len = state->nr_errors ? sizeof(more) : state->error_len;
+	int len;
 	va_list args;
 
-	if (len >= 0 && (size_t)len < state->error_len) {
+	if (state->scope)
+		state->bad_scopes |= 1ull << (state->scope - state->config->scopes);
+	if (state->nr_errors++ && !state->more)
+		return -EINVAL;
+	len = snprintf(out, out_len, "%s:%u: ", state->filename, line_no);
+	if (len >= 0 && (size_t)len < out_len) {
 		va_start(args, format);
-		vsnprintf(state->error + len, state->error_len - (size_t)len, format, args);
+		vsnprintf(out + len, out_len - (size_t)len, format, args);
 		va_end(args);
 	}
+	if (out == more)
+		state->more(more, state->context);
 	return -EINVAL;
 }
 
@@ -290,7 +309,8 @@ static int check_scope(struct parse_state *state)
 	const struct upcc_scope *scope;
 	unsigned int seen = state->scope_keys_seen;
 
-	if (!state->scope)
+	if (!state->scope ||
+	    (state->bad_scopes & (1ull << (state->scope - state->config->scopes))))
 		return 0;
 	scope = &state->scope->scope;
 	if (!(seen & (1u << KEY_TYPE)))
@@ -321,19 +341,24 @@ static int check_scope(struct parse_state *state)
 static int start_section(struct parse_state *state, char *line)
 {
 	char *close = strchr(line, ']');
+	bool malformed = !close || trim(close + 1)[0] != '\0';
 	char *inside, *name;
-	int err;
+	int err = 0;
 
-	if (!close || trim(close + 1)[0] != '\0')
-		return fail(state, state->line_no, "malformed section header (expected [NAME])");
-	*close = '\0';
-	err = check_scope(state);
-	if (err)
+	if (malformed)
+		err = fail(state, state->line_no, "malformed section header (expected [NAME])");
+	/* Whatever this header is, the section before ends here. */
+	if (check_scope(state))
+		err = -EINVAL;
+	state->scope = NULL;
+	state->skip_section = true;	/* until the header proves good */
+	if (malformed)
 		return err;
+	*close = '\0';
 	inside = trim(line + 1);
 	if (strcmp(inside, "daemon") == 0) {
-		state->scope = NULL;
-		return 0;
+		state->skip_section = false;
+		return err;
 	}
 	if (strncmp(inside, "scope", 5) != 0 || !isspace((unsigned char)inside[5]))
 		return fail(state, state->line_no,
@@ -351,7 +376,8 @@ static int start_section(struct parse_state *state, char *line)
 	state->scope_keys_seen = 0;
 	state->scope_line_no = state->line_no;
 	state->scope_backend_line = 0;
-	return 0;
+	state->skip_section = false;
+	return err;
 }
 
 static int lookup_key(const char *const *names, int count, const char *key)
@@ -537,6 +563,8 @@ static int parse_line(struct parse_state *state, char *raw)
 		return 0;
 	if (*line == '[')
 		return start_section(state, line);
+	if (state->skip_section)
+		return 0;	/* its header was bad: said there */
 	return key_value(state, line);
 }
 
@@ -544,16 +572,18 @@ static int parse_line(struct parse_state *state, char *raw)
 static int check_whole(struct parse_state *state, unsigned int last_line)
 {
 	struct upcc_config *config = state->config;
+	int err = 0;
 
+	state->scope = NULL;
 	if (!config->allow_dropcache && strcmp(config->backend_name, "dropcache") == 0)
-		return fail(state, last_line,
-			    "backend dropcache drops every clean cache page: it needs \"allow_dropcache = yes\"");
+		err = fail(state, last_line,
+			   "backend dropcache drops every clean cache page: it needs \"allow_dropcache = yes\"");
 	for (size_t i = 0; i < config->nr_scopes; i++)
 		if (!config->allow_dropcache &&
 		    strcmp(config->scopes[i].backend_name, "dropcache") == 0)
-			return fail(state, last_line,
-				    "[scope %s]: backend dropcache needs \"allow_dropcache = yes\"",
-				    config->scopes[i].scope.name);
+			err = fail(state, last_line,
+				   "[scope %s]: backend dropcache needs \"allow_dropcache = yes\"",
+				   config->scopes[i].scope.name);
 	/* Two controllers over one tree would evict the same files and count
 	 * them twice: spelled differently is still the same (the filesystem's
 	 * own aliases, symlinks and "..", are upcd's to resolve at start).
@@ -562,27 +592,30 @@ static int check_whole(struct parse_state *state, unsigned int last_line)
 		const struct upcc_config_scope *entry = &config->scopes[i];
 		const struct upcc_config_scope *other = same_root_as(config, entry);
 
-		if (other)
-			return fail(state, entry->path_line,
-				    "[scope %s]: path \"%s\" is the %s of [scope %s] (line %u): two scopes would act on the same pages",
-				    entry->scope.name, entry->scope.path,
-				    entry->scope.kind == UPCC_SCOPE_PATH ? "tree" : "cgroup",
-				    other->scope.name, other->path_line);
+		if (other && !(state->bad_scopes & (1ull << i)) &&
+		    !(state->bad_scopes & (1ull << (other - config->scopes))))
+			err = fail(state, entry->path_line,
+				   "[scope %s]: path \"%s\" is the %s of [scope %s] (line %u): two scopes would act on the same pages",
+				   entry->scope.name, entry->scope.path,
+				   entry->scope.kind == UPCC_SCOPE_PATH ? "tree" : "cgroup",
+				   other->scope.name, other->path_line);
 	}
-	if (config->nr_scopes == 0 && !upcc_config_add_scope(config, UPCC_SCOPE_SYSTEM, "system"))
-		return fail(state, last_line, "out of memory");
-	return 0;
+	if (!err && config->nr_scopes == 0 &&
+	    !upcc_config_add_scope(config, UPCC_SCOPE_SYSTEM, "system"))
+		err = fail(state, last_line, "out of memory");
+	return err;
 }
 
 int upcc_config_parse_text(const char *text, size_t len, const char *filename,
-			   struct upcc_config *config, char *error, size_t error_len)
+			   struct upcc_config *config, char *error, size_t error_len,
+			   upcc_config_error_fn more, void *context)
 {
 	struct parse_state state = {
 		.filename = filename, .config = config, .error = error, .error_len = error_len,
+		.more = more, .context = context,
 	};
 	const char *cursor = text, *stop = text + len;
 	char line[MAX_LINE_LEN];
-	int err;
 
 	while (cursor < stop) {
 		const char *end = memchr(cursor, '\n', (size_t)(stop - cursor));
@@ -597,33 +630,32 @@ int upcc_config_parse_text(const char *text, size_t len, const char *filename,
 		 * unread: a file with one is not text (a binary, UTF-16).
 		 */
 		nul = memchr(cursor, '\0', line_len);
-		if (nul)
+		if (nul)	/* and the rest would be noise */
 			return fail(&state, state.line_no, "NUL byte at column %zu: not a text file",
 				    (size_t)(nul - cursor) + 1);
-		if (line_len >= sizeof(line))
-			return fail(&state, state.line_no, "line longer than %d bytes",
-				    MAX_LINE_LEN - 1);
-		memcpy(line, cursor, line_len);
-		line[line_len] = '\0';
-		err = parse_line(&state, line);
-		if (err)
-			return err;
+		if (line_len >= sizeof(line)) {
+			fail(&state, state.line_no, "line longer than %d bytes", MAX_LINE_LEN - 1);
+		} else {
+			memcpy(line, cursor, line_len);
+			line[line_len] = '\0';
+			parse_line(&state, line);
+		}
 		cursor = end < stop ? end + 1 : end;
 	}
-	err = check_scope(&state);
-	if (err)
-		return err;
-	return check_whole(&state, state.line_no ? state.line_no : 1);
+	check_scope(&state);
+	check_whole(&state, state.line_no ? state.line_no : 1);
+	return state.nr_errors ? -EINVAL : 0;
 }
 
 int upcc_config_parse(const char *text, const char *filename, struct upcc_config *config,
 		      char *error, size_t error_len)
 {
-	return upcc_config_parse_text(text, strlen(text), filename, config, error, error_len);
+	return upcc_config_parse_text(text, strlen(text), filename, config, error, error_len,
+				      NULL, NULL);
 }
 
-int upcc_config_load(const char *path, struct upcc_config *config, char *error,
-		     size_t error_len)
+int upcc_config_load_all(const char *path, struct upcc_config *config, char *error,
+			 size_t error_len, upcc_config_error_fn more, void *context)
 {
 	char *text;
 	size_t len;
@@ -633,7 +665,13 @@ int upcc_config_load(const char *path, struct upcc_config *config, char *error,
 		snprintf(error, error_len, "%s: cannot read: %s", path, strerror(-err));
 		return err;
 	}
-	err = upcc_config_parse_text(text, len, path, config, error, error_len);
+	err = upcc_config_parse_text(text, len, path, config, error, error_len, more, context);
 	free(text);
 	return err;
+}
+
+int upcc_config_load(const char *path, struct upcc_config *config, char *error,
+		     size_t error_len)
+{
+	return upcc_config_load_all(path, config, error, error_len, NULL, NULL);
 }

@@ -72,15 +72,28 @@ void upcc_scope_config_default(struct upcc_scope_config *scope_config);
 int upcc_config_parse(const char *text, const char *filename, struct upcc_config *config,
 		      char *error, size_t error_len);
 
-/* The same for the @len bytes at @text, which need no NUL after them: a
- * NUL among them is an error at its line ("not a text file").
+/* Every error after the first, "FILE:LINE: what" as in @error. */
+typedef void (*upcc_config_error_fn)(const char *message, void *context);
+
+/*
+ * The same for the @len bytes at @text, which need no NUL after them: a
+ * NUL among them is an error at its line ("not a text file"), the last.
+ * The first error goes to @error, every later one to @more if it is set
+ * (upcd --check lists them all).  What an error leaves unknown is not
+ * checked further: the keys under a bad section header, the whole-scope
+ * checks of a scope with a bad line.
  */
 int upcc_config_parse_text(const char *text, size_t len, const char *filename,
-			   struct upcc_config *config, char *error, size_t error_len);
+			   struct upcc_config *config, char *error, size_t error_len,
+			   upcc_config_error_fn more, void *context);
 
 /* Read and parse @path; also -errno with a message if it cannot be read. */
 int upcc_config_load(const char *path, struct upcc_config *config, char *error,
 		     size_t error_len);
+
+/* The same, every error after the first to @more (upcc_config_parse_text). */
+int upcc_config_load_all(const char *path, struct upcc_config *config, char *error,
+			 size_t error_len, upcc_config_error_fn more, void *context);
 
 /* Add one scope with default settings (for --scope and the built-in default). */
 struct upcc_config_scope *upcc_config_add_scope(struct upcc_config *config,

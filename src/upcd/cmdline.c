@@ -192,18 +192,49 @@ static int apply_daemon_options(const struct upcd_options *options, struct upcc_
 	return apply_scope_options(options, config, error, error_len);
 }
 
+/*
+ * --check lists every error of the config file, not only the first (a
+ * start or a reload says the first: what to fix before anything runs).
+ * The later ones are kept here to be logged after it.
+ */
+#define MORE_ERRORS_SHOWN	20
+
+struct more_errors {
+	unsigned int count;
+	char lines[MORE_ERRORS_SHOWN][512];
+};
+
+static void keep_error(const char *message, void *context)
+{
+	struct more_errors *more = context;
+
+	if (more->count < MORE_ERRORS_SHOWN)
+		snprintf(more->lines[more->count], sizeof(more->lines[0]), "%s", message);
+	more->count++;
+}
+
+static void log_more_errors(const struct more_errors *more)
+{
+	for (unsigned int i = 0; i < more->count && i < MORE_ERRORS_SHOWN; i++)
+		upcc_log(LOG_ERR, "%s", more->lines[i]);
+	if (more->count > MORE_ERRORS_SHOWN)
+		upcc_log(LOG_ERR, "%u more errors", more->count - MORE_ERRORS_SHOWN);
+}
+
 /* The config file (if any) plus the command line, into @config. */
 int upcd_build_config(const struct upcd_options *options, struct upcc_config *config)
 {
 	const char *path = options->config_path ? options->config_path : UPCC_DEFAULT_CONFIG_PATH;
 	char error[1024] = "";	/* up to three paths (upcd_check_scope_roots) */
+	struct more_errors more = { 0 };
 	int err;
 
 	upcc_config_init(config);
 	if (!options->config_path && access(path, F_OK) != 0)
 		err = upcc_config_parse("", "(built-in defaults)", config, error, sizeof(error));
 	else
-		err = upcc_config_load(path, config, error, sizeof(error));
+		err = upcc_config_load_all(path, config, error, sizeof(error),
+					   options->check ? keep_error : NULL, &more);
 	if (!err)
 		err = apply_daemon_options(options, config, error, sizeof(error));
 	/* What can never be measured here is a usage error now, not a
@@ -240,6 +271,7 @@ int upcd_build_config(const struct upcd_options *options, struct upcc_config *co
 		config->state_path[0] = '\0';
 	if (err) {
 		upcc_log(LOG_ERR, "%s", error);
+		log_more_errors(&more);
 		upcc_config_free(config);
 	}
 	return err;

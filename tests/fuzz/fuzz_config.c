@@ -9,6 +9,14 @@
 #include "core/config.h"
 #include "core/resolve.h"
 
+/* Every error after the first: a terminated line, as the first. */
+static void more_error(const char *message, void *context)
+{
+	(void)context;
+	if (strlen(message) >= 512)
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct upcc_config config;
@@ -16,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	upcc_config_init(&config);
 	if (upcc_config_parse_text((const char *)data, size, "fuzz.conf", &config, error,
-				   sizeof(error)) == 0) {
+				   sizeof(error), more_error, NULL) == 0) {
 		for (size_t i = 0; i < config.nr_scopes; i++) {
 			const struct upcc_scope *scope = &config.scopes[i].scope;
 			struct upcc_sample sample = { .total_pages = 6170892, .unmapped_pages = 758160 };

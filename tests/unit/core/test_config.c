@@ -311,7 +311,7 @@ static void test_nul_byte(void **state)
 	/* The bytes as given, not up to the first NUL. */
 	upcc_config_init(&config);
 	assert_int_equal(upcc_config_parse_text(text, sizeof(text) - 1, "test.conf", &config,
-						error, sizeof(error)), -EINVAL);
+						error, sizeof(error), NULL, NULL), -EINVAL);
 	assert_string_equal(error, "test.conf:3: NUL byte at column 9: not a text file");
 	upcc_config_free(&config);
 	/* No NUL needed after them: the parser stops at @len. */
@@ -319,7 +319,7 @@ static void test_nul_byte(void **state)
 	upcc_config_free(&config);
 	upcc_config_init(&config);
 	assert_int_equal(upcc_config_parse_text("interval = 2sXXXX", 13, "test.conf", &config,
-						error, sizeof(error)), 0);
+						error, sizeof(error), NULL, NULL), 0);
 	assert_true(config.interval_ms == 2000);
 	upcc_config_free(&config);
 }
@@ -482,6 +482,64 @@ static void test_same_tree_twice(void **state)
 	upcc_config_free(&config);
 }
 
+struct errors_seen {
+	unsigned int count;
+	char lines[8][256];
+};
+
+static void keep_error(const char *message, void *context)
+{
+	struct errors_seen *seen = context;
+
+	if (seen->count < 8)
+		snprintf(seen->lines[seen->count], sizeof(seen->lines[0]), "%s", message);
+	seen->count++;
+}
+
+/* Issue 32 (L4): every error of a file, for upcd --check: the first as
+ * ever in @error, each later one once, none that only follows from
+ * another (the keys under a bad header, a bad scope's whole-scope checks).
+ */
+static void test_every_error(void **state)
+{
+	static const char text[] =
+		"interval = soon\n"		/* 1 */
+		"[scope a]\n"
+		"type = numa\n"			/* 3 */
+		"path = /x\n"			/* (not "path only applies") */
+		"[scope bad name]\n"		/* 5 */
+		"type = system\n"		/* (its keys are not checked) */
+		"colour = blue\n"
+		"[scope b]\n"			/* 8: missing type */
+		"target = 1%\n"
+		"[daemon]\n"
+		"tick = 1ms\n"			/* 11 */
+		"backend = dropcache\n";		/* 12 */
+	static const char *const more[] = {
+		"test.conf:3: type \"numa\": expected system",
+		"test.conf:5: bad scope name \"bad name\"",
+		"test.conf:8: [scope b]: missing \"type =\"",
+		"test.conf:11: tick \"1ms\"",
+		"test.conf:12: backend dropcache drops every clean cache page",
+	};
+	struct errors_seen seen = { 0 };
+	struct upcc_config config;
+	char error[512];
+
+	(void)state;
+	upcc_config_init(&config);
+	assert_int_equal(upcc_config_parse_text(text, sizeof(text) - 1, "test.conf", &config,
+						error, sizeof(error), keep_error, &seen), -EINVAL);
+	assert_string_equal(error, "test.conf:1: interval \"soon\": expected 10ms..24h (500ms, 1s, 2m)");
+	if (seen.count != sizeof(more) / sizeof(more[0]))
+		fail_msg("%u more errors, the first \"%s\"", seen.count, seen.lines[0]);
+	for (size_t i = 0; i < sizeof(more) / sizeof(more[0]); i++)
+		if (strncmp(seen.lines[i], more[i], strlen(more[i])) != 0)
+			fail_msg("error %zu: expected \"%s...\", got \"%s\"", i + 2, more[i],
+				 seen.lines[i]);
+	upcc_config_free(&config);
+}
+
 /* Issue 12: two --scope of one name (the same spec, or long specs cut to
  * the same name) would be two Prometheus series of one label set.
  */
@@ -530,6 +588,7 @@ int main(void)
 		cmocka_unit_test(test_trailing_comment_on_paths),
 		cmocka_unit_test(test_report_paths_name_files),
 		cmocka_unit_test(test_same_tree_twice),
+		cmocka_unit_test(test_every_error),
 		cmocka_unit_test(test_scope_spec_names_unique),
 	};
 

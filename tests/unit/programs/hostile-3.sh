@@ -67,6 +67,21 @@ check "--metrics=DIR: --check exits 2" exit_code_is 2 "$upcd" --check --scope "p
 	--metrics "$tmp/reports"
 check "--metrics=DIR names a file to use instead" stderr_has "name a file ($tmp/reports/upcc.prom)"
 
+# L4. --check lists every error of the file, the first as a start says it.
+printf 'interval = soon\n[scope a]\ntype = numa\npath = /x\n[daemon]\ntick = 1ms\n' >"$tmp/many.conf"
+check "--check on a file with three errors exits 2" exit_code_is 2 "$upcd" --check \
+	--config "$tmp/many.conf"
+check "--check names the first error first" \
+	eval 'head -n 1 "$tmp/err" | grep -qF "$tmp/many.conf:1: interval \"soon\""'
+check "--check names every error, each once" \
+	eval 'grep -c "many.conf:[0-9]*: " "$tmp/err" | grep -qx 3 &&
+	      grep -qF "$tmp/many.conf:3: type \"numa\"" "$tmp/err" &&
+	      grep -qF "$tmp/many.conf:6: tick \"1ms\"" "$tmp/err"'
+check "a start says the first error only" exit_code_is 2 "$upcd" --once --dry-run \
+	--config "$tmp/many.conf"
+check "a start's error is the first" \
+	eval 'grep -c "many.conf:" "$tmp/err" | grep -qx 1 && grep -qF "many.conf:1: " "$tmp/err"'
+
 # L5. Two scopes over one tree, spelled differently, are refused; the
 # error names both.
 check "--scope path:D and path:D/ exits 2" exit_code_is 2 "$upcd" --check \
