@@ -36,6 +36,8 @@ endef
 
 $(eval $(call integration_hooked,$(BUILD),))
 $(eval $(call integration_hooked,$(BUILD)/asan,$(USR_ASAN_FLAGS)))
+# upcd.c's headers (struct upcd) change under upcd_main.o too.
+-include $(wildcard $(BUILD)/integration/*.d $(BUILD)/asan/integration/*.d)
 
 # Once with the plain programs, once with the ASan/UBSan builds; then the
 # working set and the tick (tests/integration/wset.sh, ~1 min per build).

@@ -54,8 +54,18 @@ struct parse_state {
 	unsigned int scope_backend_line;
 	bool type_seen;
 	unsigned int daemon_keys_seen;
-	char *error;
+	char *error;				/* the first error */
 	size_t error_len;
+	unsigned int nr_errors;
+	upcc_config_error_fn more;		/* every later one, if set */
+	void *context;
+	/* After an error the parse goes on, to find the next one, but what
+	 * the error leaves unknown is not checked (no error follows from
+	 * another): the keys of a bad section header, the whole-scope
+	 * checks of a scope with a bad line.
+	 */
+	bool skip_section;
+	uint64_t bad_scopes;			/* by index into config->scopes */
 };
 
 static int fail(struct parse_state *state, unsigned int line_no, const char *format, ...)
@@ -63,14 +73,23 @@ static int fail(struct parse_state *state, unsigned int line_no, const char *for
 
 static int fail(struct parse_state *state, unsigned int line_no, const char *format, ...)
 {
-	int len = snprintf(state->error, state->error_len, "%s:%u: ", state->filename, line_no);
+	char more[512], *out = state->nr_errors ? more : state->error;
+	size_t out_len = state->nr_errors ? sizeof(more) : state->error_len;
+	int len;
 	va_list args;
 
-	if (len >= 0 && (size_t)len < state->error_len) {
+	if (state->scope)
+		state->bad_scopes |= 1ull << (state->scope - state->config->scopes);
+	if (state->nr_errors++ && !state->more)
+		return -EINVAL;
+	len = snprintf(out, out_len, "%s:%u: ", state->filename, line_no);
+	if (len >= 0 && (size_t)len < out_len) {
 		va_start(args, format);
-		vsnprintf(state->error + len, state->error_len - (size_t)len, format, args);
+		vsnprintf(out + len, out_len - (size_t)len, format, args);
 		va_end(args);
 	}
+	if (out == more)
+		state->more(more, state->context);
 	return -EINVAL;
 }
 
@@ -185,6 +204,16 @@ static int copy_abs_path(const char *text, char *path, size_t size)
 	return 0;
 }
 
+/* An earlier scope of @config over the same tree or cgroup as @scope. */
+static struct upcc_config_scope *same_root_as(struct upcc_config *config,
+					      const struct upcc_config_scope *scope)
+{
+	for (struct upcc_config_scope *other = config->scopes; other < scope; other++)
+		if (upcc_scope_same_root(&other->scope, &scope->scope))
+			return other;
+	return NULL;
+}
+
 /*
  * A --scope's name is the spec itself; one too long for a name keeps its
  * head and ends in a hash of the whole spec, so two long paths that share
@@ -208,7 +237,7 @@ int upcc_config_add_scope_spec(struct upcc_config *config, const char *spec,
 			       char *error, size_t error_len)
 {
 	const char *colon = strchr(spec, ':');
-	struct upcc_config_scope *added;
+	struct upcc_config_scope *added, *other;
 	enum upcc_scope_kind kind;
 	char kind_text[16], name[64];
 	const char *arg = colon ? colon + 1 : "";
@@ -248,6 +277,13 @@ int upcc_config_add_scope_spec(struct upcc_config *config, const char *spec,
 	added->scope.node_id = node_id;
 	if (kind == UPCC_SCOPE_CGROUP || kind == UPCC_SCOPE_PATH)
 		snprintf(added->scope.path, sizeof(added->scope.path), "%s", arg);
+	other = same_root_as(config, added);
+	if (other) {
+		snprintf(error, error_len, "--scope=%s: the same %s as --scope=%s:%s", spec,
+			 kind == UPCC_SCOPE_PATH ? "tree" : "cgroup", kind_text, other->scope.path);
+		config->nr_scopes--;
+		return -EINVAL;
+	}
 	return 0;
 bad:
 	snprintf(error, error_len,
@@ -273,7 +309,8 @@ static int check_scope(struct parse_state *state)
 	const struct upcc_scope *scope;
 	unsigned int seen = state->scope_keys_seen;
 
-	if (!state->scope)
+	if (!state->scope ||
+	    (state->bad_scopes & (1ull << (state->scope - state->config->scopes))))
 		return 0;
 	scope = &state->scope->scope;
 	if (!(seen & (1u << KEY_TYPE)))
@@ -304,19 +341,24 @@ static int check_scope(struct parse_state *state)
 static int start_section(struct parse_state *state, char *line)
 {
 	char *close = strchr(line, ']');
+	bool malformed = !close || trim(close + 1)[0] != '\0';
 	char *inside, *name;
-	int err;
+	int err = 0;
 
-	if (!close || trim(close + 1)[0] != '\0')
-		return fail(state, state->line_no, "malformed section header (expected [NAME])");
-	*close = '\0';
-	err = check_scope(state);
-	if (err)
+	if (malformed)
+		err = fail(state, state->line_no, "malformed section header (expected [NAME])");
+	/* Whatever this header is, the section before ends here. */
+	if (check_scope(state))
+		err = -EINVAL;
+	state->scope = NULL;
+	state->skip_section = true;	/* until the header proves good */
+	if (malformed)
 		return err;
+	*close = '\0';
 	inside = trim(line + 1);
 	if (strcmp(inside, "daemon") == 0) {
-		state->scope = NULL;
-		return 0;
+		state->skip_section = false;
+		return err;
 	}
 	if (strncmp(inside, "scope", 5) != 0 || !isspace((unsigned char)inside[5]))
 		return fail(state, state->line_no,
@@ -334,7 +376,8 @@ static int start_section(struct parse_state *state, char *line)
 	state->scope_keys_seen = 0;
 	state->scope_line_no = state->line_no;
 	state->scope_backend_line = 0;
-	return 0;
+	state->skip_section = false;
+	return err;
 }
 
 static int lookup_key(const char *const *names, int count, const char *key)
@@ -352,6 +395,21 @@ static int path_error(struct parse_state *state, const char *key, const char *va
 		    " (comments go on a line of their own, not after a value)" : "");
 }
 
+/* metrics, state: a file's absolute path, never a directory's. */
+static int report_path_value(struct parse_state *state, const char *key, const char *value,
+			     char *path, size_t size, const char *example)
+{
+	int err = has_trailing_comment(value) ? -EINVAL : upcc_parse_file_path(value, path, size);
+
+	if (err == -EISDIR)
+		return fail(state, state->line_no,
+			    "%s \"%s\": names a directory; expected a file's absolute path (%s)",
+			    key, value, example);
+	if (err)
+		return path_error(state, key, value);
+	return 0;
+}
+
 static int scope_key_value(struct parse_state *state, int key, const char *value)
 {
 	struct upcc_scope *scope = &state->scope->scope;
@@ -366,6 +424,7 @@ static int scope_key_value(struct parse_state *state, int key, const char *value
 				    "type \"%s\": expected system, node, cgroup or path", value);
 		return 0;
 	case KEY_PATH:
+		state->scope->path_line = state->line_no;
 		if (copy_abs_path(value, scope->path, sizeof(scope->path)))
 			return path_error(state, "path", value);
 		return 0;
@@ -446,13 +505,14 @@ static int daemon_key_value(struct parse_state *state, int key, const char *valu
 				    "allow_dropcache \"%s\": expected yes or no", value);
 		return 0;
 	case KEY_D_METRICS:
-		if (copy_abs_path(value, config->metrics_path, sizeof(config->metrics_path)))
-			return path_error(state, "metrics", value);
-		return 0;
+		config->metrics_line = state->line_no;
+		return report_path_value(state, "metrics", value, config->metrics_path,
+					 sizeof(config->metrics_path),
+					 "/var/lib/prometheus/node-exporter/upcc.prom");
 	case KEY_D_STATE:
-		if (copy_abs_path(value, config->state_path, sizeof(config->state_path)))
-			return path_error(state, "state", value);
-		return 0;
+		config->state_line = state->line_no;
+		return report_path_value(state, "state", value, config->state_path,
+					 sizeof(config->state_path), UPCC_DEFAULT_STATE_PATH);
 	}
 	return -EINVAL;
 }
@@ -503,6 +563,8 @@ static int parse_line(struct parse_state *state, char *raw)
 		return 0;
 	if (*line == '[')
 		return start_section(state, line);
+	if (state->skip_section)
+		return 0;	/* its header was bad: said there */
 	return key_value(state, line);
 }
 
@@ -510,66 +572,106 @@ static int parse_line(struct parse_state *state, char *raw)
 static int check_whole(struct parse_state *state, unsigned int last_line)
 {
 	struct upcc_config *config = state->config;
+	int err = 0;
 
+	state->scope = NULL;
 	if (!config->allow_dropcache && strcmp(config->backend_name, "dropcache") == 0)
-		return fail(state, last_line,
-			    "backend dropcache drops every clean cache page: it needs \"allow_dropcache = yes\"");
+		err = fail(state, last_line,
+			   "backend dropcache drops every clean cache page: it needs \"allow_dropcache = yes\"");
 	for (size_t i = 0; i < config->nr_scopes; i++)
 		if (!config->allow_dropcache &&
 		    strcmp(config->scopes[i].backend_name, "dropcache") == 0)
-			return fail(state, last_line,
-				    "[scope %s]: backend dropcache needs \"allow_dropcache = yes\"",
-				    config->scopes[i].scope.name);
-	if (config->nr_scopes == 0 && !upcc_config_add_scope(config, UPCC_SCOPE_SYSTEM, "system"))
-		return fail(state, last_line, "out of memory");
-	return 0;
+			err = fail(state, last_line,
+				   "[scope %s]: backend dropcache needs \"allow_dropcache = yes\"",
+				   config->scopes[i].scope.name);
+	/* Two controllers over one tree would evict the same files and count
+	 * them twice: spelled differently is still the same (the filesystem's
+	 * own aliases, symlinks and "..", are upcd's to resolve at start).
+	 */
+	for (size_t i = 0; i < config->nr_scopes; i++) {
+		const struct upcc_config_scope *entry = &config->scopes[i];
+		const struct upcc_config_scope *other = same_root_as(config, entry);
+
+		if (other && !(state->bad_scopes & (1ull << i)) &&
+		    !(state->bad_scopes & (1ull << (other - config->scopes))))
+			err = fail(state, entry->path_line,
+				   "[scope %s]: path \"%s\" is the %s of [scope %s] (line %u): two scopes would act on the same pages",
+				   entry->scope.name, entry->scope.path,
+				   entry->scope.kind == UPCC_SCOPE_PATH ? "tree" : "cgroup",
+				   other->scope.name, other->path_line);
+	}
+	if (!err && config->nr_scopes == 0 &&
+	    !upcc_config_add_scope(config, UPCC_SCOPE_SYSTEM, "system"))
+		err = fail(state, last_line, "out of memory");
+	return err;
+}
+
+int upcc_config_parse_text(const char *text, size_t len, const char *filename,
+			   struct upcc_config *config, char *error, size_t error_len,
+			   upcc_config_error_fn more, void *context)
+{
+	struct parse_state state = {
+		.filename = filename, .config = config, .error = error, .error_len = error_len,
+		.more = more, .context = context,
+	};
+	const char *cursor = text, *stop = text + len;
+	char line[MAX_LINE_LEN];
+
+	while (cursor < stop) {
+		const char *end = memchr(cursor, '\n', (size_t)(stop - cursor));
+		const char *nul;
+		size_t line_len;
+
+		if (!end)
+			end = stop;
+		line_len = (size_t)(end - cursor);
+		state.line_no++;
+		/* A NUL would end the line early and the rest of it would go
+		 * unread: a file with one is not text (a binary, UTF-16).
+		 */
+		nul = memchr(cursor, '\0', line_len);
+		if (nul)	/* and the rest would be noise */
+			return fail(&state, state.line_no, "NUL byte at column %zu: not a text file",
+				    (size_t)(nul - cursor) + 1);
+		if (line_len >= sizeof(line)) {
+			fail(&state, state.line_no, "line longer than %d bytes", MAX_LINE_LEN - 1);
+		} else {
+			memcpy(line, cursor, line_len);
+			line[line_len] = '\0';
+			parse_line(&state, line);
+		}
+		cursor = end < stop ? end + 1 : end;
+	}
+	check_scope(&state);
+	check_whole(&state, state.line_no ? state.line_no : 1);
+	return state.nr_errors ? -EINVAL : 0;
 }
 
 int upcc_config_parse(const char *text, const char *filename, struct upcc_config *config,
 		      char *error, size_t error_len)
 {
-	struct parse_state state = {
-		.filename = filename, .config = config, .error = error, .error_len = error_len,
-	};
-	const char *cursor = text;
-	char line[MAX_LINE_LEN];
-	int err;
-
-	while (*cursor) {
-		const char *end = strchr(cursor, '\n');
-		size_t len;
-
-		if (!end)
-			end = cursor + strlen(cursor);
-		len = (size_t)(end - cursor);
-		state.line_no++;
-		if (len >= sizeof(line))
-			return fail(&state, state.line_no, "line longer than %d bytes",
-				    MAX_LINE_LEN - 1);
-		memcpy(line, cursor, len);
-		line[len] = '\0';
-		err = parse_line(&state, line);
-		if (err)
-			return err;
-		cursor = *end ? end + 1 : end;
-	}
-	err = check_scope(&state);
-	if (err)
-		return err;
-	return check_whole(&state, state.line_no ? state.line_no : 1);
+	return upcc_config_parse_text(text, strlen(text), filename, config, error, error_len,
+				      NULL, NULL);
 }
 
-int upcc_config_load(const char *path, struct upcc_config *config, char *error,
-		     size_t error_len)
+int upcc_config_load_all(const char *path, struct upcc_config *config, char *error,
+			 size_t error_len, upcc_config_error_fn more, void *context)
 {
 	char *text;
-	int err = upcc_read_text(path, &text);
+	size_t len;
+	int err = upcc_read_file(path, &text, &len);
 
 	if (err) {
 		snprintf(error, error_len, "%s: cannot read: %s", path, strerror(-err));
 		return err;
 	}
-	err = upcc_config_parse(text, path, config, error, error_len);
+	err = upcc_config_parse_text(text, len, path, config, error, error_len, more, context);
 	free(text);
 	return err;
+}
+
+int upcc_config_load(const char *path, struct upcc_config *config, char *error,
+		     size_t error_len)
+{
+	return upcc_config_load_all(path, config, error, error_len, NULL, NULL);
 }

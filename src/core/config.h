@@ -40,6 +40,7 @@
 struct upcc_config_scope {
 	struct upcc_scope scope;		/* kind, name, node_id, path, config */
 	char backend_name[UPCC_BACKEND_NAME_LEN]; /* "" = the daemon's */
+	unsigned int path_line;			/* where "path =" is; 0: --scope */
 };
 
 struct upcc_config {
@@ -51,6 +52,8 @@ struct upcc_config {
 	bool allow_dropcache;
 	char metrics_path[PATH_MAX];		/* "" = no metrics file */
 	char state_path[PATH_MAX];
+	/* The lines that set them, for messages; 0: not the file. */
+	unsigned int metrics_line, state_line;
 };
 
 /* Defaults: no scopes yet, backend "auto", interval 1s, dropcache not allowed. */
@@ -69,9 +72,28 @@ void upcc_scope_config_default(struct upcc_scope_config *scope_config);
 int upcc_config_parse(const char *text, const char *filename, struct upcc_config *config,
 		      char *error, size_t error_len);
 
+/* Every error after the first, "FILE:LINE: what" as in @error. */
+typedef void (*upcc_config_error_fn)(const char *message, void *context);
+
+/*
+ * The same for the @len bytes at @text, which need no NUL after them: a
+ * NUL among them is an error at its line ("not a text file"), the last.
+ * The first error goes to @error, every later one to @more if it is set
+ * (upcd --check lists them all).  What an error leaves unknown is not
+ * checked further: the keys under a bad section header, the whole-scope
+ * checks of a scope with a bad line.
+ */
+int upcc_config_parse_text(const char *text, size_t len, const char *filename,
+			   struct upcc_config *config, char *error, size_t error_len,
+			   upcc_config_error_fn more, void *context);
+
 /* Read and parse @path; also -errno with a message if it cannot be read. */
 int upcc_config_load(const char *path, struct upcc_config *config, char *error,
 		     size_t error_len);
+
+/* The same, every error after the first to @more (upcc_config_parse_text). */
+int upcc_config_load_all(const char *path, struct upcc_config *config, char *error,
+			 size_t error_len, upcc_config_error_fn more, void *context);
 
 /* Add one scope with default settings (for --scope and the built-in default). */
 struct upcc_config_scope *upcc_config_add_scope(struct upcc_config *config,

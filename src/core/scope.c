@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * scope.c - the scope kinds' names, for the config, the state file and
- * upcc status alike; see scope.h.
+ * upcc status alike; two scopes' roots compared; see scope.h.
  */
 #include <errno.h>
 #include <string.h>
@@ -29,4 +29,48 @@ int upcc_scope_kind_parse(const char *name, enum upcc_scope_kind *kind)
 		}
 	}
 	return -EINVAL;
+}
+
+/*
+ * @path (absolute) as written, less what cannot change the directory it
+ * names: runs of '/' are one, "." components and a trailing '/' go.
+ * The result is never longer than @path.
+ */
+static void lexical_path(const char *path, char *out, size_t size)
+{
+	const char *c = path;
+	size_t len = 0;
+
+	while (*c) {
+		const char *start;
+		size_t n;
+
+		while (*c == '/')
+			c++;
+		start = c;
+		while (*c && *c != '/')
+			c++;
+		n = (size_t)(c - start);
+		if (!n || (n == 1 && *start == '.'))
+			continue;
+		if (len + 1 + n >= size)
+			break;
+		out[len++] = '/';
+		memcpy(out + len, start, n);
+		len += n;
+	}
+	if (!len)
+		out[len++] = '/';
+	out[len] = '\0';
+}
+
+bool upcc_scope_same_root(const struct upcc_scope *a, const struct upcc_scope *b)
+{
+	char root_a[PATH_MAX], root_b[PATH_MAX];
+
+	if (a->kind != b->kind || (a->kind != UPCC_SCOPE_PATH && a->kind != UPCC_SCOPE_CGROUP))
+		return false;
+	lexical_path(a->path, root_a, sizeof(root_a));
+	lexical_path(b->path, root_b, sizeof(root_b));
+	return strcmp(root_a, root_b) == 0;
 }

@@ -71,4 +71,14 @@ struct upcc_scope {
 const char *upcc_scope_kind_name(enum upcc_scope_kind kind);
 int upcc_scope_kind_parse(const char *name, enum upcc_scope_kind *kind);
 
+/*
+ * Are @a and @b two path scopes, or two cgroup scopes, whose paths are
+ * one directory spelled differently ("/d1", "/d1/", "//d1/./")?  Two
+ * controllers would then measure and evict the same pages.  ".." is left
+ * as written: "/a/link/.." is not "/a" when link is a symlink, which only
+ * the filesystem can tell (upcd resolves the roots at start-up,
+ * upcd/fscheck.h).
+ */
+bool upcc_scope_same_root(const struct upcc_scope *a, const struct upcc_scope *b);
+
 #endif /* UPCC_SCOPE_H */

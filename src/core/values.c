@@ -86,3 +86,24 @@ int upcc_parse_trigger(const char *text, struct upcc_scope_config *scope_config)
 	scope_config->trigger_is_ratio = false;
 	return 0;
 }
+
+/*
+ * A report file (metrics, state) is written by renaming a temporary over
+ * its name, which fails on a directory only once upcd runs: refuse what
+ * names one whatever the filesystem holds.
+ */
+int upcc_parse_file_path(const char *text, char *path, size_t size)
+{
+	const char *last = strrchr(text, '/');
+	size_t len = strlen(text);
+
+	if (text[0] != '/')
+		return -EINVAL;
+	if (len >= size)
+		return -ENAMETOOLONG;
+	last = last ? last + 1 : text;
+	if (!*last || strcmp(last, ".") == 0 || strcmp(last, "..") == 0)
+		return -EISDIR;
+	memcpy(path, text, len + 1);
+	return 0;
+}

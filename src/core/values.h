@@ -7,6 +7,7 @@
 #define UPCC_VALUES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "scope.h"
@@ -16,5 +17,12 @@ int upcc_parse_interval_ms(const char *text, uint64_t *interval_ms);
 int upcc_parse_trigger(const char *text, struct upcc_scope_config *scope_config);
 int upcc_parse_target(const char *text, struct upcc_scope_config *scope_config);
 int upcc_parse_bool(const char *text, bool *value);
+
+/*
+ * A file's absolute path (the metrics and state files) into @path (@size
+ * bytes): 0, -EINVAL if not absolute, -EISDIR if it names a directory
+ * ("/", a trailing "/", a last "." or ".."), -ENAMETOOLONG.
+ */
+int upcc_parse_file_path(const char *text, char *path, size_t size);
 
 #endif /* UPCC_VALUES_H */

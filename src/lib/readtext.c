@@ -55,7 +55,7 @@ static int open_regular_file(const char *path)
 	return fd;
 }
 
-int upcc_read_text(const char *path, char **text)
+int upcc_read_file(const char *path, char **data, size_t *len)
 {
 	size_t used = 0, capacity = 8192;
 	char *buffer;
@@ -105,10 +105,22 @@ int upcc_read_text(const char *path, char **text)
 	}
 	close(fd);
 	buffer[used] = '\0';
-	if (memchr(buffer, '\0', used)) {
-		free(buffer);	/* binary junk: not an accounting file */
+	*data = buffer;
+	*len = used;
+	return 0;
+}
+
+int upcc_read_text(const char *path, char **text)
+{
+	size_t len;
+	int err = upcc_read_file(path, text, &len);
+
+	if (err)
+		return err;
+	if (memchr(*text, '\0', len)) {
+		free(*text);	/* binary junk: not an accounting file */
+		*text = NULL;
 		return -EINVAL;
 	}
-	*text = buffer;
 	return 0;
 }

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "lib/clock.h"
@@ -156,6 +157,85 @@ void upcd_log_round_step(struct upcc_scope_run *run, const struct upcc_step_repo
 	log_step(log, run, report);
 }
 
+/*
+ * How often a scope that stays above its target with nothing more to
+ * take says so again, and by how much what it says must move to be
+ * news before that: a tenth of it, and at least STUCK_CHANGE_BYTES (a
+ * working set's target drifts, a writer's dirty pages come and go).
+ */
+#define STUCK_LOG_MINUTES	5
+#define STUCK_LOG_USEC		(STUCK_LOG_MINUTES * 60ull * 1000 * 1000)
+#define STRINGIFY(x)		#x
+#define STRING(x)		STRINGIFY(x)
+#define STUCK_CHANGE_DIVISOR	10
+#define STUCK_CHANGE_BYTES	(4ull << 20)
+
+/* Has @now moved away from @then, in pages, by more than is news? */
+static bool moved(uint64_t then, uint64_t now, uint64_t page)
+{
+	uint64_t slack = then / STUCK_CHANGE_DIVISOR;
+	uint64_t floor = STUCK_CHANGE_BYTES / (page ? page : 1);
+
+	if (slack < floor)
+		slack = floor;
+	return (now > then ? now - then : then - now) > slack;
+}
+
+/* Is a round the kind that can repeat every interval unchanged: it
+ * acted, and the last step took nothing?
+ */
+static bool round_stuck(const struct upcd_round_log *log, const struct upcc_round_report *report)
+{
+	return log->acted && report->end == UPCC_ROUND_NO_PROGRESS;
+}
+
+/* Would this stuck round's line say what the last one at INFO said? */
+static bool stuck_repeats(const struct upcd_scope_log *slog, const struct upcd_round_log *log,
+			  const struct upcc_scope_run *run, const struct upcc_round_report *report,
+			  uint64_t now)
+{
+	uint64_t page = log->page_size;
+
+	return slog->stuck && now - slog->stuck_logged < STUCK_LOG_USEC &&
+	       !moved(slog->stuck_unmapped, log->unmapped, page) &&
+	       !moved(slog->stuck_target, run->state.policy.target_pages, page) &&
+	       !moved(0, report->reclaimed_pages, page);
+}
+
+/*
+ * The stuck rounds not logged at INFO since the last one that was, for
+ * the end of the next line that is: "" if none.
+ */
+static const char *stuck_unlogged_text(char *buf, size_t len, const struct upcd_scope_log *slog,
+				       uint64_t page)
+{
+	if (!slog->stuck_unlogged)
+		return "";
+	snprintf(buf, len, "; %llu more round%s like it since the last message (%s reclaimed in them)",
+		 (unsigned long long)slog->stuck_unlogged, slog->stuck_unlogged == 1 ? "" : "s",
+		 UPCD_SIZE(slog->stuck_unlogged_reclaimed, page));
+	return buf;
+}
+
+/*
+ * A round that did not end stuck ends a stuck spell: the rounds of it not
+ * logged are counted in a line of their own, and the next stuck round
+ * is news again.
+ */
+static void end_stuck(struct upcd_scope_log *slog, const struct upcc_scope_run *run,
+		      uint64_t page)
+{
+	if (slog->stuck_unlogged)
+		upcc_log(LOG_INFO,
+			 "scope %s: %llu more round%s took nothing more after the last message (%s reclaimed in them)",
+			 run->scope.name, (unsigned long long)slog->stuck_unlogged,
+			 slog->stuck_unlogged == 1 ? "" : "s",
+			 UPCD_SIZE(slog->stuck_unlogged_reclaimed, page));
+	slog->stuck = false;
+	slog->stuck_unlogged = 0;
+	slog->stuck_unlogged_reclaimed = 0;
+}
+
 static const char *round_end_name(const struct upcc_round_report *report)
 {
 	switch (report->end) {
@@ -175,7 +255,11 @@ static const char *round_end_name(const struct upcc_round_report *report)
 /*
  * A round's one line: at INFO if it acted (asked, took, time, why it
  * ended) or, dry, what it would do for the whole excess, not only the
- * first step; an idle round at debug (--once: INFO, its only word).
+ * first step; an idle round at debug (--once: INFO, its only word).  A
+ * round that acted and took nothing more, above the target, would say
+ * the same every interval for as long as the rest stays dirty: it is
+ * said once, then at debug while it says the same (stuck_repeats) for
+ * up to STUCK_LOG_USEC, then again with the count of rounds not said.
  */
 void upcd_log_round(const struct upcd_round_log *log, const struct upcc_scope_run *run,
 		    const struct upcc_round_report *report)
@@ -183,8 +267,15 @@ void upcd_log_round(const struct upcd_round_log *log, const struct upcc_scope_ru
 	const struct upcc_scope *scope = &run->scope;
 	const struct upcc_scope_state *state = &run->state;
 	const char *backend = run->backend_ready ? run->backend.ops->name : NULL;
-	uint64_t page = log->page_size;
+	struct upcd_scope_log *slog = log->scope;
+	uint64_t page = log->page_size, now;
+	char more[160];
+	int level = LOG_INFO;
+	const char *tail;
 
+	if (report->last.outcome != UPCC_STEP_SAMPLE_FAILED && !round_stuck(log, report) &&
+	    slog->stuck)
+		end_stuck(slog, run, page);
 	switch (report->last.outcome) {
 	case UPCC_STEP_SAMPLE_FAILED:
 		return;		/* log_sample_error() said it, rate-limited */
@@ -222,8 +313,29 @@ void upcd_log_round(const struct upcd_round_log *log, const struct upcc_scope_ru
 	}
 	if (!log->acted)
 		return;		/* refused: log_step() said so */
+	tail = "";
+	if (round_stuck(log, report)) {
+		now = upcc_monotonic_usec();
+		if (stuck_repeats(slog, log, run, report, now)) {
+			level = LOG_DEBUG;
+			slog->stuck_unlogged++;
+			slog->stuck_unlogged_reclaimed += report->reclaimed_pages;
+		} else {
+			if (slog->stuck)
+				tail = stuck_unlogged_text(more, sizeof(more), slog, page);
+			else if (!log->once)
+				tail = "; said again when this changes, else in "
+				       STRING(STUCK_LOG_MINUTES) " min";
+			slog->stuck = true;
+			slog->stuck_logged = now;
+			slog->stuck_unmapped = log->unmapped;
+			slog->stuck_target = state->policy.target_pages;
+			slog->stuck_unlogged = 0;
+			slog->stuck_unlogged_reclaimed = 0;
+		}
+	}
 	/* An idle last step measured what the round left: "16Mi -> 1.0Mi". */
-	upcc_log(LOG_INFO, "scope %s: %s reclaimed %s in %u step%s, %.1f ms (asked for %s): %s; unmapped %s%s%s%s, target %s",
+	upcc_log(level, "scope %s: %s reclaimed %s in %u step%s, %.1f ms (asked for %s): %s; unmapped %s%s%s%s, target %s%s",
 		 scope->name, backend ? backend : "none", UPCD_SIZE(report->reclaimed_pages, page),
 		 log->acted, log->acted == 1 ? "" : "s",
 		 (double)report->elapsed_usec / 1000.0, UPCD_SIZE(log->asked, page),
@@ -232,7 +344,7 @@ void upcd_log_round(const struct upcd_round_log *log, const struct upcc_scope_ru
 		 UPCD_SIZE(log->unmapped, page),
 		 report->last.outcome == UPCC_STEP_IDLE ? " -> " : "",
 		 report->last.outcome == UPCC_STEP_IDLE ? UPCD_SIZE(report->last.unmapped_before, page) : "",
-		 UPCD_SIZE(state->policy.target_pages, page));
+		 UPCD_SIZE(state->policy.target_pages, page), tail);
 }
 
 void upcd_round_log_begin(struct upcd_round_log *log, struct upcd_scope_log *scope_log)

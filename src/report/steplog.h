@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * steplog.h - what upcd logs about its control steps and rounds: a line a
- * round at INFO, a line a step at debug (-v), measuring failures and walk
- * skips rate-limited.
+ * round at INFO, a line a step at debug (-v); measuring failures, walk
+ * skips and a scope stuck above its target rate-limited.
  */
 #ifndef UPCC_STEPLOG_H
 #define UPCC_STEPLOG_H
@@ -29,6 +29,16 @@ struct upcd_scope_log {
 	uint64_t sample_error_logged;	/* when it was last logged, monotonic usec */
 	uint64_t sample_errors_unlogged;	/* failures since */
 	uint64_t walk_skips_logged;	/* when the walk's skips were last logged */
+	/* A round that ends above the target with nothing more to take
+	 * (dirty, mapped or in use) says so once, then again only when
+	 * what it says moves or after a while (steplog.c), not every round.
+	 */
+	bool stuck;			/* the last round that acted ended so */
+	uint64_t stuck_logged;		/* when such a round's line was last at INFO */
+	uint64_t stuck_unmapped;	/* what that line said, in pages: unmapped, */
+	uint64_t stuck_target;		/* the target */
+	uint64_t stuck_unlogged;	/* such rounds since, at debug only */
+	uint64_t stuck_unlogged_reclaimed;	/* and what they took, pages */
 };
 
 /* The round under way, for its one log line (upcd_log_round). */

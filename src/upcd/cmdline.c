@@ -12,6 +12,7 @@
 #include "act/backend.h"
 #include "cmdline.h"
 #include "core/common.h"
+#include "fscheck.h"
 #include "lib/log.h"
 #include "sys/measure.h"
 
@@ -134,6 +135,26 @@ static int apply_scope_options(const struct upcd_options *options, struct upcc_c
 	return 0;
 }
 
+/*
+ * --metrics, --state: as in the config file, an absolute path (a relative
+ * one would depend on the directory upcd happens to be started from) that
+ * names a file, not a directory.
+ */
+static int report_path_option(const char *option, const char *value, char *path, size_t size,
+			      char *error, size_t error_len)
+{
+	int err = upcc_parse_file_path(value, path, size);
+
+	if (err == -EISDIR)
+		snprintf(error, error_len, "--%s=%s: names a directory; expected a file's absolute path",
+			 option, value);
+	else if (err == -ENAMETOOLONG)
+		snprintf(error, error_len, "--%s=%s: path too long", option, value);
+	else if (err)
+		snprintf(error, error_len, "--%s=%s: expected an absolute path", option, value);
+	return err;
+}
+
 static int apply_daemon_options(const struct upcd_options *options, struct upcc_config *config,
 				char *error, size_t error_len)
 {
@@ -154,21 +175,14 @@ static int apply_daemon_options(const struct upcd_options *options, struct upcc_
 			 options->tick);
 		return -EINVAL;
 	}
-	/* As in the config file: a relative path would depend on the
-	 * directory upcd happens to be started from.
-	 */
-	if (options->metrics && options->metrics[0] != '/') {
-		snprintf(error, error_len, "--metrics=%s: expected an absolute path", options->metrics);
+	if (options->metrics &&
+	    report_path_option("metrics", options->metrics, config->metrics_path,
+			       sizeof(config->metrics_path), error, error_len))
 		return -EINVAL;
-	}
-	if (options->state && options->state[0] != '/') {
-		snprintf(error, error_len, "--state=%s: expected an absolute path", options->state);
+	if (options->state &&
+	    report_path_option("state", options->state, config->state_path,
+			       sizeof(config->state_path), error, error_len))
 		return -EINVAL;
-	}
-	if (options->metrics)
-		snprintf(config->metrics_path, sizeof(config->metrics_path), "%s", options->metrics);
-	if (options->state)
-		snprintf(config->state_path, sizeof(config->state_path), "%s", options->state);
 	if (options->nr_scopes) {
 		upcc_config_free(config);
 		for (size_t i = 0; i < options->nr_scopes; i++)
@@ -178,18 +192,49 @@ static int apply_daemon_options(const struct upcd_options *options, struct upcc_
 	return apply_scope_options(options, config, error, error_len);
 }
 
+/*
+ * --check lists every error of the config file, not only the first (a
+ * start or a reload says the first: what to fix before anything runs).
+ * The later ones are kept here to be logged after it.
+ */
+#define MORE_ERRORS_SHOWN	20
+
+struct more_errors {
+	unsigned int count;
+	char lines[MORE_ERRORS_SHOWN][512];
+};
+
+static void keep_error(const char *message, void *context)
+{
+	struct more_errors *more = context;
+
+	if (more->count < MORE_ERRORS_SHOWN)
+		snprintf(more->lines[more->count], sizeof(more->lines[0]), "%s", message);
+	more->count++;
+}
+
+static void log_more_errors(const struct more_errors *more)
+{
+	for (unsigned int i = 0; i < more->count && i < MORE_ERRORS_SHOWN; i++)
+		upcc_log(LOG_ERR, "%s", more->lines[i]);
+	if (more->count > MORE_ERRORS_SHOWN)
+		upcc_log(LOG_ERR, "%u more errors", more->count - MORE_ERRORS_SHOWN);
+}
+
 /* The config file (if any) plus the command line, into @config. */
 int upcd_build_config(const struct upcd_options *options, struct upcc_config *config)
 {
 	const char *path = options->config_path ? options->config_path : UPCC_DEFAULT_CONFIG_PATH;
-	char error[512] = "";
+	char error[1024] = "";	/* up to three paths (upcd_check_scope_roots) */
+	struct more_errors more = { 0 };
 	int err;
 
 	upcc_config_init(config);
 	if (!options->config_path && access(path, F_OK) != 0)
 		err = upcc_config_parse("", "(built-in defaults)", config, error, sizeof(error));
 	else
-		err = upcc_config_load(path, config, error, sizeof(error));
+		err = upcc_config_load_all(path, config, error, sizeof(error),
+					   options->check ? keep_error : NULL, &more);
 	if (!err)
 		err = apply_daemon_options(options, config, error, sizeof(error));
 	/* What can never be measured here is a usage error now, not a
@@ -203,6 +248,13 @@ int upcd_build_config(const struct upcd_options *options, struct upcc_config *co
 		if (err)
 			snprintf(error, sizeof(error), "scope %s: %s", scope->name, why);
 	}
+	/* Before a dry run drops the config's report files below: --check
+	 * says what the real start would refuse.
+	 */
+	if (!err)
+		err = upcd_check_report_files(options, config, path, error, sizeof(error));
+	if (!err)
+		err = upcd_check_scope_roots(config, path, error, sizeof(error));
 	/* A dry run writes reports only where the command line says: not the
 	 * config file's paths, nor the default state file, here and on reload.
 	 */
@@ -219,6 +271,7 @@ int upcd_build_config(const struct upcd_options *options, struct upcc_config *co
 		config->state_path[0] = '\0';
 	if (err) {
 		upcc_log(LOG_ERR, "%s", error);
+		log_more_errors(&more);
 		upcc_config_free(config);
 	}
 	return err;

@@ -284,6 +284,46 @@ static void test_load(void **state)
 	upcc_config_free(&config);
 }
 
+/* Issue 32 (L4): a NUL byte is an error at its line, not "cannot read:
+ * Invalid argument"; a binary file is one.
+ */
+static void test_nul_byte(void **state)
+{
+	static const char text[] = "interval = 1s\n\n[scope a\0]\ntype = system\n";
+	struct upcc_config config;
+	char error[512];
+
+	(void)state;
+	upcc_config_init(&config);
+	assert_int_equal(upcc_config_load(FIXTURE("configs/nul-line3.conf"), &config, error,
+					  sizeof(error)), -EINVAL);
+	if (!strstr(error, "nul-line3.conf:3: NUL byte at column 15: not a text file"))
+		fail_msg("got \"%s\"", error);
+	upcc_config_free(&config);
+
+	upcc_config_init(&config);
+	assert_int_equal(upcc_config_load(FIXTURE("configs/binary.conf"), &config, error,
+					  sizeof(error)), -EINVAL);
+	if (!strstr(error, "binary.conf:1: NUL byte at column 8: not a text file"))
+		fail_msg("got \"%s\"", error);
+	upcc_config_free(&config);
+
+	/* The bytes as given, not up to the first NUL. */
+	upcc_config_init(&config);
+	assert_int_equal(upcc_config_parse_text(text, sizeof(text) - 1, "test.conf", &config,
+						error, sizeof(error), NULL, NULL), -EINVAL);
+	assert_string_equal(error, "test.conf:3: NUL byte at column 9: not a text file");
+	upcc_config_free(&config);
+	/* No NUL needed after them: the parser stops at @len. */
+	parse_ok("interval = 2s", &config);
+	upcc_config_free(&config);
+	upcc_config_init(&config);
+	assert_int_equal(upcc_config_parse_text("interval = 2sXXXX", 13, "test.conf", &config,
+						error, sizeof(error), NULL, NULL), 0);
+	assert_true(config.interval_ms == 2000);
+	upcc_config_free(&config);
+}
+
 static void test_scope_specs(void **state)
 {
 	static const char *const bad[] = {
@@ -364,6 +404,142 @@ static void test_trailing_comment_on_paths(void **state)
 	expect_error("[scope d]\ntype = path\npath = /dir # c\n", 3, "path \"/dir # c\"");
 }
 
+/* Issue 32 (L4): metrics and state name a file; what can only be a
+ * directory is refused when the file is read, not at the first write.
+ */
+static void test_report_paths_name_files(void **state)
+{
+	static const char *const dirs[] = { "/", "/run/upcc/", "/x/.", "/x/..", "//", "/x//" };
+	struct upcc_config config;
+	char path[64];
+
+	(void)state;
+	expect_error("metrics = /\n", 1,
+		     "metrics \"/\": names a directory; expected a file's absolute path");
+	expect_error("[daemon]\nstate = /run/upcc/\n", 2,
+		     "state \"/run/upcc/\": names a directory; expected a file's absolute path (/run/upcc/state.json)");
+	expect_error("metrics = /var/lib/..\n", 1, "metrics \"/var/lib/..\": names a directory");
+	expect_error("state = /run/.\n", 1, "state \"/run/.\": names a directory");
+	parse_ok("metrics = /x/.prom\nstate = /x/..json\n", &config);
+	assert_string_equal(config.metrics_path, "/x/.prom");
+	assert_string_equal(config.state_path, "/x/..json");
+	upcc_config_free(&config);
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		assert_int_equal(upcc_parse_file_path(dirs[i], path, sizeof(path)), -EISDIR);
+	assert_int_equal(upcc_parse_file_path("x/y", path, sizeof(path)), -EINVAL);
+	assert_int_equal(upcc_parse_file_path("", path, sizeof(path)), -EINVAL);
+	assert_int_equal(upcc_parse_file_path("/a/b.prom", path, 9), -ENAMETOOLONG);
+	assert_int_equal(upcc_parse_file_path("/a/b.prom", path, 10), 0);
+	assert_string_equal(path, "/a/b.prom");
+}
+
+/* Issue 32 (L5): two path scopes, or two cgroup scopes, over one tree,
+ * however spelled, are refused; the error names both sections and lines.
+ */
+static void test_same_tree_twice(void **state)
+{
+	static const char *const same[] = { "/d1", "/d1/", "//d1", "/./d1/.", "/d1//./" };
+	struct upcc_config config;
+	char text[256], error[512];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+		snprintf(text, sizeof(text),
+			 "[scope a]\ntype = path\npath = /d1\n\n[scope b]\npath = %s\ntype = path\n",
+			 same[i]);
+		snprintf(error, sizeof(error),
+			 "[scope b]: path \"%s\" is the tree of [scope a] (line 3): two scopes would act on the same pages",
+			 same[i]);
+		expect_error(text, 6, error);
+	}
+	expect_error("[scope a]\ntype = cgroup\npath = /sys/fs/cgroup/web\n"
+		     "[scope b]\ntype = cgroup\npath = /sys/fs/cgroup//web/\n", 6,
+		     "[scope b]: path \"/sys/fs/cgroup//web/\" is the cgroup of [scope a] (line 3)");
+	/* Nested trees, other kinds, and ".." (which only the filesystem
+	 * can resolve) are not the parser's to refuse.
+	 */
+	parse_ok("[scope a]\ntype = path\npath = /d1\n[scope b]\ntype = path\npath = /d1/sub\n"
+		 "[scope c]\ntype = cgroup\npath = /d1\n[scope d]\ntype = path\npath = /x/../d1\n"
+		 "[scope e]\ntype = path\npath = /d10\n", &config);
+	assert_int_equal(config.nr_scopes, 5);
+	assert_int_equal(config.scopes[0].path_line, 3);
+	assert_int_equal(config.scopes[3].path_line, 12);
+	upcc_config_free(&config);
+
+	upcc_config_init(&config);
+	assert_int_equal(upcc_config_add_scope_spec(&config, "path:/d1", error, sizeof(error)), 0);
+	assert_int_equal(upcc_config_add_scope_spec(&config, "cgroup:/d1/", error, sizeof(error)),
+			 0);
+	assert_int_equal(upcc_config_add_scope_spec(&config, "path:/d1/", error, sizeof(error)),
+			 -EINVAL);
+	assert_string_equal(error, "--scope=path:/d1/: the same tree as --scope=path:/d1");
+	assert_int_equal(upcc_config_add_scope_spec(&config, "cgroup://d1", error, sizeof(error)),
+			 -EINVAL);
+	assert_string_equal(error, "--scope=cgroup://d1: the same cgroup as --scope=cgroup:/d1/");
+	assert_int_equal(upcc_config_add_scope_spec(&config, "path:/d1/sub", error, sizeof(error)),
+			 0);
+	assert_int_equal(config.nr_scopes, 3);
+	upcc_config_free(&config);
+}
+
+struct errors_seen {
+	unsigned int count;
+	char lines[8][256];
+};
+
+static void keep_error(const char *message, void *context)
+{
+	struct errors_seen *seen = context;
+
+	if (seen->count < 8)
+		snprintf(seen->lines[seen->count], sizeof(seen->lines[0]), "%s", message);
+	seen->count++;
+}
+
+/* Issue 32 (L4): every error of a file, for upcd --check: the first as
+ * ever in @error, each later one once, none that only follows from
+ * another (the keys under a bad header, a bad scope's whole-scope checks).
+ */
+static void test_every_error(void **state)
+{
+	static const char text[] =
+		"interval = soon\n"		/* 1 */
+		"[scope a]\n"
+		"type = numa\n"			/* 3 */
+		"path = /x\n"			/* (not "path only applies") */
+		"[scope bad name]\n"		/* 5 */
+		"type = system\n"		/* (its keys are not checked) */
+		"colour = blue\n"
+		"[scope b]\n"			/* 8: missing type */
+		"target = 1%\n"
+		"[daemon]\n"
+		"tick = 1ms\n"			/* 11 */
+		"backend = dropcache\n";		/* 12 */
+	static const char *const more[] = {
+		"test.conf:3: type \"numa\": expected system",
+		"test.conf:5: bad scope name \"bad name\"",
+		"test.conf:8: [scope b]: missing \"type =\"",
+		"test.conf:11: tick \"1ms\"",
+		"test.conf:12: backend dropcache drops every clean cache page",
+	};
+	struct errors_seen seen = { 0 };
+	struct upcc_config config;
+	char error[512];
+
+	(void)state;
+	upcc_config_init(&config);
+	assert_int_equal(upcc_config_parse_text(text, sizeof(text) - 1, "test.conf", &config,
+						error, sizeof(error), keep_error, &seen), -EINVAL);
+	assert_string_equal(error, "test.conf:1: interval \"soon\": expected 10ms..24h (500ms, 1s, 2m)");
+	if (seen.count != sizeof(more) / sizeof(more[0]))
+		fail_msg("%u more errors, the first \"%s\"", seen.count, seen.lines[0]);
+	for (size_t i = 0; i < sizeof(more) / sizeof(more[0]); i++)
+		if (strncmp(seen.lines[i], more[i], strlen(more[i])) != 0)
+			fail_msg("error %zu: expected \"%s...\", got \"%s\"", i + 2, more[i],
+				 seen.lines[i]);
+	upcc_config_free(&config);
+}
+
 /* Issue 12: two --scope of one name (the same spec, or long specs cut to
  * the same name) would be two Prometheus series of one label set.
  */
@@ -406,9 +582,13 @@ int main(void)
 		cmocka_unit_test(test_daemon_value_errors),
 		cmocka_unit_test(test_dropcache_needs_consent),
 		cmocka_unit_test(test_load),
+		cmocka_unit_test(test_nul_byte),
 		cmocka_unit_test(test_scope_specs),
 		cmocka_unit_test(test_value_parsers),
 		cmocka_unit_test(test_trailing_comment_on_paths),
+		cmocka_unit_test(test_report_paths_name_files),
+		cmocka_unit_test(test_same_tree_twice),
+		cmocka_unit_test(test_every_error),
 		cmocka_unit_test(test_scope_spec_names_unique),
 	};
 
