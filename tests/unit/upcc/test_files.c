@@ -18,6 +18,7 @@
 #include "upcc/evictcmd.h"
 #include "upcc/files.h"
 #include "lib/hooks.h"
+#include "sys/cachestat.h"
 #include "sys/residency.h"
 #include "core/size.h"
 
@@ -300,6 +301,61 @@ static void test_files_progress(void **state)
 	}
 }
 
+static int cachestat_err;
+
+static int refusing_cachestat(int fd, uint64_t off, uint64_t len, struct upcc_cachestat *cs)
+{
+	(void)fd;
+	(void)off;
+	(void)len;
+	(void)cs;
+	return cachestat_err;
+}
+
+/*
+ * Issue 31 item 3: cachestat refuses a file a non-root caller neither owns
+ * nor may write (EPERM), and upcc files said "0 files, 0B cached", exit 0.
+ * Such a file is measured by mincore, as fincore does; a file neither
+ * method measures is an error, said, and the exit is 1.
+ */
+static void test_files_cachestat_refused(void **state)
+{
+	char path[PATH_MAX * 2], want[128];
+	char *argv[] = { "files", tree, NULL };
+	char *json[] = { "files", "--json", tree, NULL };
+	const char *out;
+
+	(void)state;
+	if (ua_under_valgrind())
+		skip();
+	snprintf(path, sizeof(path), "%s/theirs", tree);
+	assert_int_equal(ua_cached_file(path, 8, 1), 0);
+	upcc_hooks.cachestat = refusing_cachestat;
+	cachestat_err = -EPERM;
+	assert_int_equal(run(upcc_files_main, argv), UPCC_EXIT_OK);
+	out = output();
+	snprintf(want, sizeof(want), "%8s %8s  100%%        ?         ?", size_of(8), size_of(8));
+	assert_non_null(strstr(out, want));
+	snprintf(want, sizeof(want), "total: 1 file, %s cached, ", size_of(8));
+	assert_non_null(strstr(out, want));
+	assert_non_null(strstr(out, "dirty unknown (cachestat; mincore for 1 file cachestat refused)"));
+	assert_int_equal(run(upcc_files_main, json), UPCC_EXIT_OK);
+	out = output();
+	assert_non_null(strstr(out, "\"cached_pages\":8,"));
+	assert_non_null(strstr(out, "\"dirty_unknown_files\":1}"));
+
+	cachestat_err = -EIO;		/* not a refusal: no fallback */
+	assert_int_equal(run(upcc_files_main, argv), UPCC_EXIT_FAILURE);
+	out = output();
+	assert_non_null(strstr(out, "total: 0 files, "));
+	assert_non_null(strstr(out, "upcc files: 1 file could not be measured (Input/output error), "
+				    "not counted\n"));
+	assert_int_equal(run(upcc_files_main, json), UPCC_EXIT_FAILURE);
+	assert_non_null(strstr(output(), "\"errors\":1}}"));
+	upcc_hooks.cachestat = NULL;
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -310,6 +366,7 @@ int main(void)
 		cmocka_unit_test(test_files_units),
 		cmocka_unit_test(test_evict_json),
 		cmocka_unit_test(test_files_progress),
+		cmocka_unit_test(test_files_cachestat_refused),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
