@@ -65,4 +65,41 @@ else
 	echo "SKIP unprivileged checks (not root, or no nobody/nogroup)"
 fi
 
+# Item 5. Every output prints sizes as 64Mi, 1.5Gi; the command line and
+# the config refused them ("expected ... bytes (64M)").  A size copied
+# from upcc status goes back in as the amount it shows.
+mkdir "$tmp/sz"
+check "--target 1.5Gi --trigger 2GiB dry run exits 0" exit_code_is 0 "$upcd" --once --dry-run \
+	--scope "path:$tmp/sz" --target 1.5Gi --trigger 2GiB --state "$tmp/sz.json"
+check "the log says target 1.5Gi, trigger 2.0Gi" grep -q 'target 1.5Gi, trigger 2.0Gi' "$tmp/err"
+check "--target 0.5G --trigger 64Mi dry run exits 0" exit_code_is 0 "$upcd" --once --dry-run \
+	--scope "path:$tmp/sz" --target 0.5G --trigger 64Mi
+check "the log says target 512Mi" grep -q 'target 512Mi, trigger 512Mi' "$tmp/err"
+# upcc status of the system scope (the host's 1% and 16x), its TARGET and
+# TRIGGER cells pasted into a config of a path scope.
+check "dry run of the system scope exits 0" exit_code_is 0 "$upcd" --once --dry-run \
+	--scope system --state "$tmp/sys.json"
+check "upcc status exits 0" exit_code_is 0 "$upcc" status --state "$tmp/sys.json"
+cell() {	# cell COLUMN: that column of the first scope's row of $tmp/out
+	awk -v col="$1" 'NR == 2 { for (i = 1; i <= NF; i++) if ($i == col) n = i }
+		NR == 3 { print $n }' "$tmp/out"
+}
+target=$(cell TARGET)
+trigger=$(cell TRIGGER)
+echo "upcc status: target $target, trigger $trigger"
+printf '[scope sz]\ntype = path\npath = %s\ntarget = %s\ntrigger = %s\nmax_step = 64MiB\n' \
+	"$tmp/sz" "$target" "$trigger" >"$tmp/sz.conf"
+check "a config of upcc status's sizes passes --check" exit_code_is 0 "$upcd" --check \
+	--config "$tmp/sz.conf"
+check "--check reads them back as shown" grep -q "target $target, trigger $trigger," "$tmp/out"
+# Garbage is still refused, in the existing style.
+check "--target 1.5Xi exits 2" exit_code_is 2 "$upcd" --once --dry-run --scope "path:$tmp/sz" \
+	--target 1.5Xi
+check "--target 1.5Xi is named" grep -q -- '--target=1.5Xi: expected' "$tmp/err"
+for bad in '64 Mi' '1.5B' '1.5' '.5G' '64MiBB' '16Ei'; do
+	printf '[scope sz]\ntype = path\npath = %s\ntarget = %s\n' "$tmp/sz" "$bad" >"$tmp/bad.conf"
+	check "target = $bad exits 2" exit_code_is 2 "$upcd" --check --config "$tmp/bad.conf"
+	check "target = $bad: FILE:LINE" grep -qF "$tmp/bad.conf:4: target \"$bad\": expected" "$tmp/err"
+done
+
 summary
