@@ -91,17 +91,18 @@ void upcc_coltable_json(const struct upcc_coltable *table, const struct upcc_cel
 		if (i >= table->nr_columns || !column->json ||
 		    (column->type == UPCC_COLUMN_TEXT) != (cells[i].text != NULL))
 			continue;
-		fprintf(out, "%s\"%s\":", first ? "" : ",", column->json);
+		if (!first)
+			fputc(',', out);
 		first = false;
 		switch (column->type) {
 		case UPCC_COLUMN_TEXT:
-			upcc_json_string(out, cells[i].text);
+			upcc_json_member(out, column->json, cells[i].text);	/* with a _hex twin */
 			break;
 		case UPCC_COLUMN_BOOL:
-			fputs(cells[i].value ? "true" : "false", out);
+			fprintf(out, "\"%s\":%s", column->json, cells[i].value ? "true" : "false");
 			break;
 		default:
-			fprintf(out, "%" PRIu64, cells[i].value);
+			fprintf(out, "\"%s\":%" PRIu64, column->json, cells[i].value);
 			break;
 		}
 	}

@@ -49,8 +49,8 @@ static void evict_row(struct evict_run *run, const char *action, uint64_t droppe
 	if (run->quiet || !cached)
 		return;
 	if (run->json) {
-		fputs(run->listed ? ",\n{\"path\":" : "\n{\"path\":", stdout);
-		upcc_json_string(stdout, path);
+		fputs(run->listed ? ",\n{" : "\n{", stdout);
+		upcc_json_member(stdout, "path", path);
 		fprintf(stdout, ",\"action\":\"%s\",\"dropped_pages\":%" PRIu64
 			",\"dropped_bytes\":%" PRIu64 ",\"cached_pages\":%" PRIu64
 			",\"cached_bytes\":%" PRIu64 "}", action, dropped,

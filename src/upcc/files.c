@@ -247,8 +247,8 @@ static void print_files_json(FILE *out, const struct top_files *top, const char 
 	struct upcc_cell cells[NR_COLS];
 
 	upcc_coltable_init(&table, files_columns, NR_COLS, upcc_page_size(), true);
-	fputs("{\"root\":", out);
-	upcc_json_string(out, root);
+	fputc('{', out);
+	upcc_json_member(out, "root", root);
 	fprintf(out, ",\"method\":\"%s\",\"page_size\":%" PRIu64 ",\"files\":[",
 		upcc_residency_method_name(upcc_residency_method()), upcc_page_size());
 	for (size_t i = 0; i < top->count; i++) {
