@@ -78,6 +78,25 @@ void upcc_coltable_row(const struct upcc_coltable *table, const struct upcc_cell
 	fputc('\n', out);
 }
 
+/*
+ * "KEY_pages":N and its twin "KEY_bytes":N*page_size (saturated), as every
+ * --json gives a count of pages: a reader needs no page size to get bytes.
+ */
+static void pages_member(const struct upcc_coltable *table, const char *key, uint64_t pages,
+			 FILE *out)
+{
+	static const char suffix[] = "_pages";
+	size_t len = strlen(key), stem;
+
+	fprintf(out, "\"%s\":%" PRIu64, key, pages);
+	if (len < sizeof(suffix))
+		return;
+	stem = len - (sizeof(suffix) - 1);
+	if (strcmp(key + stem, suffix) == 0)
+		fprintf(out, ",\"%.*s_bytes\":%" PRIu64, (int)stem, key,
+			upcc_mul_saturating(pages, table->page_size));
+}
+
 void upcc_coltable_json(const struct upcc_coltable *table, const struct upcc_cell *cells,
 			const size_t *order, size_t nr, FILE *out)
 {
@@ -100,6 +119,9 @@ void upcc_coltable_json(const struct upcc_coltable *table, const struct upcc_cel
 			break;
 		case UPCC_COLUMN_BOOL:
 			fprintf(out, "\"%s\":%s", column->json, cells[i].value ? "true" : "false");
+			break;
+		case UPCC_COLUMN_PAGES:
+			pages_member(table, column->json, cells[i].value, out);
 			break;
 		default:
 			fprintf(out, "\"%s\":%" PRIu64, column->json, cells[i].value);

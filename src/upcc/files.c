@@ -241,6 +241,13 @@ static void file_cells(const struct file_row *r, struct upcc_cell cells[NR_COLS]
 	cells[COL_FILE] = (struct upcc_cell){ 0, r->path };
 }
 
+/* ,"NAME_pages":N,"NAME_bytes":N: the twins upcc --help promises. */
+static void total_pair(FILE *out, const char *name, uint64_t pages)
+{
+	fprintf(out, ",\"%s_pages\":%" PRIu64 ",\"%s_bytes\":%" PRIu64, name, pages, name,
+		upcc_mul_saturating(pages, upcc_page_size()));
+}
+
 static void print_files_json(FILE *out, const struct top_files *top, const char *root)
 {
 	struct upcc_coltable table;
@@ -258,15 +265,15 @@ static void print_files_json(FILE *out, const struct top_files *top, const char 
 				   sizeof(files_json_order) / sizeof(files_json_order[0]), out);
 		fputc('}', out);
 	}
-	fprintf(out, "],\"total\":{\"files\":%" PRIu64 ",\"cached_pages\":%" PRIu64
-		",\"mapped_pages\":%" PRIu64 ",\"dirty_pages\":%" PRIu64
-		",\"writeback_pages\":%" PRIu64 ",\"dirty_unknown_files\":%" PRIu64
-		"},\"skipped\":{\"special\":%" PRIu64
+	fprintf(out, "],\"total\":{\"files\":%" PRIu64, top->totals.files);
+	total_pair(out, "cached", top->totals.cached_pages);
+	total_pair(out, "mapped", top->totals.mapped_pages);
+	total_pair(out, "dirty", top->totals.dirty_pages);
+	total_pair(out, "writeback", top->totals.writeback_pages);
+	fprintf(out, ",\"dirty_unknown_files\":%" PRIu64 "},\"skipped\":{\"special\":%" PRIu64
 		",\"mounts\":%" PRIu64 ",\"pseudo\":%" PRIu64 ",\"depth\":%" PRIu64
 		",\"raced\":%" PRIu64 ",\"duplicate\":%" PRIu64 ",\"errors\":%" PRIu64 "}}\n",
-		top->totals.files, top->totals.cached_pages, top->totals.mapped_pages,
-		top->totals.dirty_pages, top->totals.writeback_pages, top->unknown_files,
-		top->walk.skipped_special, top->walk.skipped_mounts,
+		top->unknown_files, top->walk.skipped_special, top->walk.skipped_mounts,
 		top->walk.skipped_pseudo, top->walk.skipped_depth,
 		top->walk.skipped_raced, top->walk.skipped_duplicate,
 		top->walk.errors + top->unmeasured);
@@ -312,7 +319,7 @@ static void files_usage(FILE *out)
 	      "progress on stderr.\n"
 	      "\n"
 	      "  --top N         show the N most cached files (default 20; 0 = totals only)\n"
-	      "  --json          one JSON object on stdout (counts in *_pages)\n"
+	      "  --json          one JSON object on stdout (counts in *_pages and *_bytes)\n"
 	      "  --bytes         exact byte counts instead of sizes\n"
 	      "  --cross-mounts  descend into other (non-pseudo) filesystems\n"
 	      "  --help          this text\n"

@@ -102,4 +102,135 @@ for bad in '64 Mi' '1.5B' '1.5' '.5G' '64MiBB' '16Ei'; do
 	check "target = $bad: FILE:LINE" grep -qF "$tmp/bad.conf:4: target \"$bad\": expected" "$tmp/err"
 done
 
+# Item 6. A file name with a byte that is not UTF-8 made --json invalid
+# JSON (Python's json.load failed, jq turned it into U+FFFD silently), and
+# upcc files --json had no *_bytes twins though upcc --help promises them.
+# Every string is UTF-8 now; a name that is not has its exact bytes in
+# KEY_hex.  Checked with Python's strict decoder over names with every
+# byte 0x80-0xff, control bytes, quotes, backslashes, U+2028 and U+2029.
+cat >"$tmp/json_check.py" <<'PY'
+import json, os, sys
+
+def strict(path):
+    """The JSON in PATH, or an exception: UTF-8 decoded strictly (Python's
+    json.load on a file opened in a C locale would take raw bytes), and no
+    string holding a lone surrogate (valid JSON syntax, not Unicode)."""
+    obj = json.loads(open(path, "rb").read().decode("utf-8", "strict"))
+    def walk(o):
+        if isinstance(o, str):
+            o.encode("utf-8")
+        elif isinstance(o, dict):
+            for k, v in o.items():
+                walk(k)
+                walk(v)
+        elif isinstance(o, list):
+            for v in o:
+                walk(v)
+    walk(obj)
+    return obj
+
+def name(record, key):
+    """A name's exact bytes: KEY_hex's where given, which must be exactly
+    where the name is not UTF-8."""
+    if key + "_hex" in record:
+        raw = bytes.fromhex(record[key + "_hex"])
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return raw
+        raise SystemExit("%s_hex given for a UTF-8 name %r" % (key, raw))
+    return record[key].encode("utf-8")
+
+def twins(o, page):
+    """Every *_pages count has its *_bytes twin, in bytes."""
+    if isinstance(o, dict):
+        for k, v in o.items():
+            if "_pages" in k and isinstance(v, int):
+                b = k.replace("_pages", "_bytes")
+                if o.get(b) != min(v * page, 2**64 - 1):
+                    raise SystemExit("%s=%d but %s=%r" % (k, v, b, o.get(b)))
+            twins(v, page)
+    elif isinstance(o, list):
+        for v in o:
+            twins(v, page)
+
+what, path = sys.argv[1], sys.argv[2]
+d = strict(path)
+if what == "valid":
+    sys.exit(0)
+if what == "twins":
+    twins(d, d["page_size"])
+    sys.exit(0)
+if what == "names":
+    tree = os.fsencode(sys.argv[3])
+    want = {tree + b"/" + n for n in os.listdir(tree)}
+    got = {name(r, "path") for r in d["files"]}
+    if got != want:
+        raise SystemExit("missing %r, extra %r" % (sorted(want - got)[:5], sorted(got - want)[:5]))
+    sys.exit(0)
+if what == "scope":
+    s = d["scopes"][0]
+    if name(s, "path") != os.fsencode(sys.argv[3]):
+        raise SystemExit("path %r" % name(s, "path"))
+    if name(s, "name") != b"path:" + os.fsencode(sys.argv[3]):
+        raise SystemExit("name %r" % name(s, "name"))
+    sys.exit(0)
+raise SystemExit("unknown check " + what)
+PY
+json_check() { python3 "$tmp/json_check.py" "$@"; }
+
+names=$tmp/names
+mkdir "$names"
+for b in $(seq 128 255) $(seq 1 31) 127; do
+	printf -v n 'b\\x%02x.%d' "$b" "$b"
+	printf -v n "$n"
+	printf x >"$names/$n"
+done
+for n in 'q"uote' 'back\slash' "$(printf 'sep\xe2\x80\xa8and\xe2\x80\xa9')" \
+	"$(printf 'caf\xc3\xa9 \xf0\x9f\x98\x80')" "$(printf 'over\xc0\xaflong')" \
+	"$(printf 'surr\xed\xa0\x80')" "$(printf 'big\xf4\x90\x80\x80')" \
+	"$(printf 'cut\xe2\x82')"; do
+	printf x >"$names/$n"
+done
+warm_names() { cat "$names"/* >/dev/null; }
+warm_names
+check "upcc files --json over hostile names exits 0" exit_code_is 0 \
+	"$upcc" files --json --top 1000 "$names"
+cp "$tmp/out" "$tmp/names-files.json"
+check "upcc files --json is valid JSON (strict UTF-8)" json_check valid "$tmp/names-files.json"
+check "upcc files --json: every name comes back exactly (path or path_hex)" \
+	json_check names "$tmp/names-files.json" "$names"
+check "upcc files --json: every *_pages has its *_bytes twin" \
+	json_check twins "$tmp/names-files.json"
+warm_names
+check "upcc evict --dry-run --json over hostile names exits 0" exit_code_is 0 \
+	"$upcc" evict --dry-run --json "$names"
+cp "$tmp/out" "$tmp/names-evict.json"
+check "upcc evict --json is valid JSON (strict UTF-8)" json_check valid "$tmp/names-evict.json"
+check "upcc evict --json: every name comes back exactly" \
+	json_check names "$tmp/names-evict.json" "$names"
+check "upcc evict --json: every *_pages has its *_bytes twin" \
+	json_check twins "$tmp/names-evict.json"
+
+# A path scope whose directory is not UTF-8: the state file and status
+# --json are valid JSON, and status still measures that directory.
+scope_dir=$(printf '%s/scope\xff\xc3(' "$tmp")
+mkdir "$scope_dir"
+head -c 65536 /dev/zero >"$scope_dir/f"
+check "dry run on a non-UTF-8 path scope exits 0" exit_code_is 0 "$upcd" --once --dry-run \
+	--scope "path:$scope_dir" --state "$tmp/bad-scope.json"
+check "its state file is valid JSON (strict UTF-8)" json_check valid "$tmp/bad-scope.json"
+check "its state file gives the exact path and name" \
+	json_check scope "$tmp/bad-scope.json" "$scope_dir"
+check "upcc status --json exits 0" exit_code_is 0 "$upcc" status --json --state "$tmp/bad-scope.json"
+cp "$tmp/out" "$tmp/bad-status.json"
+check "upcc status --json is valid JSON (strict UTF-8)" json_check valid "$tmp/bad-status.json"
+check "upcc status --json gives the exact path and name" \
+	json_check scope "$tmp/bad-status.json" "$scope_dir"
+check "upcc status --json: every *_pages has its *_bytes twin" \
+	json_check twins "$tmp/bad-status.json"
+check "upcc status measures the scope read back" exit_code_is 0 "$upcc" status \
+	--state "$tmp/bad-scope.json"
+check "... not \"cannot measure\"" eval '! grep -q "cannot measure" "$tmp/out"'
+
 summary

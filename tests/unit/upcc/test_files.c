@@ -137,6 +137,38 @@ static void test_json_escapes_names(void **state)
 	unlink(path);
 }
 
+/*
+ * Issue 31 item 6: a name that is not UTF-8 went out raw (invalid JSON);
+ * it is U+FFFD in "path" now, its exact bytes in "path_hex".  And upcc
+ * --help promises every *_pages a *_bytes twin, which files lacked.
+ */
+static void test_json_non_utf8_and_bytes(void **state)
+{
+	char path[PATH_MAX * 2], want[PATH_MAX * 8], hex[PATH_MAX * 4] = "";
+	char *argv[] = { "files", tree, "--json", NULL };
+	unsigned long long page = upcc_page_size();
+	const char *out;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/bad\xffname", tree);
+	assert_int_equal(ua_cached_file(path, 2, 1), 0);
+	for (const unsigned char *c = (const unsigned char *)path; *c; c++)
+		snprintf(hex + strlen(hex), sizeof(hex) - strlen(hex), "%02x", *c);
+	assert_int_equal(run(upcc_files_main, argv), UPCC_EXIT_OK);
+	out = output();
+	assert_null(strchr(out, '\xff'));
+	snprintf(want, sizeof(want), "{\"path\":\"%s/bad\\ufffdname\",\"path_hex\":\"%s\","
+		 "\"cached_pages\":2,\"cached_bytes\":%llu,\"file_pages\":2,\"file_bytes\":%llu,"
+		 "\"dirty_pages\":", tree, hex, 2 * page, 2 * page);
+	assert_non_null(strstr(out, want));
+	snprintf(want, sizeof(want), "\"total\":{\"files\":1,\"cached_pages\":2,"
+		 "\"cached_bytes\":%llu,\"mapped_pages\":0,\"mapped_bytes\":0,\"dirty_pages\":",
+		 2 * page);
+	assert_non_null(strstr(out, want));
+	assert_non_null(strstr(out, ",\"writeback_bytes\":"));
+	unlink(path);
+}
+
 /* --top 0: totals only, and nothing kept (ASan/valgrind see any leak). */
 static void test_top_zero(void **state)
 {
@@ -233,6 +265,10 @@ static void test_evict_json(void **state)
 	snprintf(want, sizeof(want), "\"cached_pages\":2,\"cached_bytes\":%llu}",
 		 2ull * upcc_page_size());
 	assert_non_null(strstr(out, want));
+	/* Issue 31 item 6: the skipped counts have their _bytes twins too. */
+	assert_non_null(strstr(out, ",\"skipped_dirty_pages\":"));
+	assert_non_null(strstr(out, ",\"skipped_dirty_bytes\":"));
+	assert_non_null(strstr(out, ",\"skipped_mapped_bytes\":"));
 	assert_ptr_equal(strstr(out, "}}\n"), out + strlen(out) - 3);
 	unlink(path);
 }
@@ -361,6 +397,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_usage_errors),
 		cmocka_unit_test(test_json_escapes_names),
+		cmocka_unit_test(test_json_non_utf8_and_bytes),
 		cmocka_unit_test(test_top_zero),
 		cmocka_unit_test(test_evict_real),
 		cmocka_unit_test(test_files_units),
