@@ -2,11 +2,15 @@
 /*
  * size.c - amounts of memory as users write them; see size.h.
  *
- * Grammar: DIGITS                  pages
- *          DIGITS[KMGT][B]         bytes (powers of 1024); a bare "B" = bytes
- *          DIGITS[.D[D]]%          hundredths of a percent, at most 100%
- * No sign, no spaces, no trailing junk: a config typo must be an error,
- * never a silently different amount.
+ * Grammar: DIGITS                          pages
+ *          DIGITS[.DIGITS]{K|M|G|T|P|E}[i][B]  bytes, powers of 1024
+ *          DIGITS{B}                       bytes
+ *          DIGITS[.D[D]]%                  hundredths of a percent, at most 100%
+ * Letters in any case.  What upcc_size_format() prints ("64Mi", "1.5Gi",
+ * "0B") reads back as the amount it shows, so a value copied from upcc
+ * status or upcd's log goes into the config as it is.  No sign, no spaces,
+ * no trailing junk: a config typo must be an error, never a silently
+ * different amount.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -15,6 +19,11 @@
 #include <unistd.h>
 
 #include "size.h"
+
+/* 10^18 < 2^60: the remainder of fraction_bytes() never overflows, and 18
+ * decimals already resolve an exbibyte to the byte.
+ */
+#define MAX_DECIMALS	18
 
 /* Read a run of decimal digits into *value; NULL on overflow or no digit. */
 static const char *parse_digits(const char *text, uint64_t *value)
@@ -36,6 +45,18 @@ static const char *parse_digits(const char *text, uint64_t *value)
 	return cursor;
 }
 
+/* The decimals after a '.': their value and count; NULL if none or too many. */
+static const char *parse_decimals(const char *text, uint64_t *value, unsigned int *count)
+{
+	const char *cursor = parse_digits(text, value);
+
+	if (!cursor || cursor - text > MAX_DECIMALS)
+		return NULL;
+	*count = (unsigned int)(cursor - text);
+	return cursor;
+}
+
+/* K to E as upcc_size_format() writes them; K to T have always been read. */
 static int suffix_shift(char suffix)
 {
 	switch (suffix) {
@@ -43,29 +64,41 @@ static int suffix_shift(char suffix)
 	case 'M': case 'm': return 20;
 	case 'G': case 'g': return 30;
 	case 'T': case 't': return 40;
+	case 'P': case 'p': return 50;
+	case 'E': case 'e': return 60;
 	default: return -1;
 	}
 }
 
-/* "1", "1.5", "0.25" followed by '%': hundredths of a percent. */
-static int parse_percent(uint64_t whole, const char *cursor, struct upcc_amount *amount)
+/*
+ * floor(@decimals / 10^@count * 2^@shift), exactly: binary long division,
+ * one bit of the unit at a time, with no floating point to round "1.5Gi"
+ * to a byte off, and no 128-bit type (32-bit builds have none).
+ */
+static uint64_t fraction_bytes(uint64_t decimals, unsigned int count, int shift)
 {
-	uint64_t hundredths = 0;
-	int decimals = 0;
+	uint64_t denominator = 1, remainder = decimals, result = 0;
 
-	if (*cursor == '.') {
-		cursor++;
-		while (*cursor >= '0' && *cursor <= '9' && decimals < 2) {
-			hundredths = hundredths * 10 + (uint64_t)(*cursor - '0');
-			cursor++;
-			decimals++;
+	for (unsigned int i = 0; i < count; i++)
+		denominator *= 10;
+	for (int bit = 0; bit < shift; bit++) {
+		remainder <<= 1;
+		result <<= 1;
+		if (remainder >= denominator) {
+			remainder -= denominator;
+			result |= 1;
 		}
-		if (decimals == 0)
-			return -EINVAL;
 	}
-	if (decimals == 1)
-		hundredths *= 10;
-	if (cursor[0] != '%' || cursor[1] != '\0')
+	return result;
+}
+
+/* "1%", "1.5%", "0.25%" (@count decimals): hundredths of a percent. */
+static int parse_percent(uint64_t whole, uint64_t decimals, unsigned int count,
+			 const char *cursor, struct upcc_amount *amount)
+{
+	uint64_t hundredths = count == 1 ? decimals * 10 : decimals;
+
+	if (count > 2 || cursor[0] != '%' || cursor[1] != '\0')
 		return -EINVAL;
 	if (whole > 100 || (whole == 100 && hundredths))
 		return -EINVAL;
@@ -74,40 +107,60 @@ static int parse_percent(uint64_t whole, const char *cursor, struct upcc_amount 
 	return 0;
 }
 
+/* "4096B", "64M", "64Mi", "64MiB", "1.5Gi": a fraction only of a unit. */
+static int parse_bytes(uint64_t whole, uint64_t decimals, unsigned int count,
+		       const char *cursor, struct upcc_amount *amount)
+{
+	int shift = suffix_shift(*cursor);
+	uint64_t bytes, fraction;
+
+	if (shift >= 0) {
+		cursor++;
+		if (*cursor == 'i' || *cursor == 'I')
+			cursor++;
+		if (*cursor == 'B' || *cursor == 'b')
+			cursor++;
+	} else if ((*cursor == 'B' || *cursor == 'b') && !count) {
+		shift = 0;
+		cursor++;
+	} else {
+		return -EINVAL;		/* an unknown suffix, or a fraction of a byte */
+	}
+	if (*cursor != '\0' || whole > (UINT64_MAX >> shift))
+		return -EINVAL;
+	bytes = whole << shift;
+	fraction = fraction_bytes(decimals, count, shift);
+	if (bytes > UINT64_MAX - fraction)
+		return -EINVAL;
+	amount->unit = UPCC_AMOUNT_BYTES;
+	amount->value = bytes + fraction;
+	return 0;
+}
+
 int upcc_amount_parse(const char *text, struct upcc_amount *amount)
 {
+	uint64_t whole, decimals = 0;
+	unsigned int count = 0;
 	const char *cursor;
-	uint64_t value;
-	int shift;
 
 	if (!text || !amount)
 		return -EINVAL;
-	cursor = parse_digits(text, &value);
+	cursor = parse_digits(text, &whole);
 	if (!cursor)
 		return -EINVAL;
-	if (*cursor == '.' || *cursor == '%')
-		return parse_percent(value, cursor, amount);
 	if (*cursor == '\0') {
 		amount->unit = UPCC_AMOUNT_PAGES;
-		amount->value = value;
+		amount->value = whole;
 		return 0;
 	}
-	shift = suffix_shift(*cursor);
-	if (shift >= 0)
-		cursor++;
-	else
-		shift = 0;
-	if (*cursor == 'B' || *cursor == 'b')
-		cursor++;
-	else if (shift == 0)
-		return -EINVAL;		/* an unknown suffix */
-	if (*cursor != '\0')
-		return -EINVAL;
-	if (shift && value > (UINT64_MAX >> shift))
-		return -EINVAL;
-	amount->unit = UPCC_AMOUNT_BYTES;
-	amount->value = value << shift;
-	return 0;
+	if (*cursor == '.') {
+		cursor = parse_decimals(cursor + 1, &decimals, &count);
+		if (!cursor)
+			return -EINVAL;
+	}
+	if (*cursor == '%')
+		return parse_percent(whole, decimals, count, cursor, amount);
+	return parse_bytes(whole, decimals, count, cursor, amount);
 }
 
 /* total * hundredths / 10000 without overflowing, exact like policy.c does. */

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * size.h - amounts of memory as users write them: "655" pages, "64M" bytes
- * (K, M, G, T suffixes, powers of 1024), or "1%" of a scope's memory.
+ * size.h - amounts of memory as users write them: "655" pages, "64M",
+ * "64Mi", "1.5GiB" bytes (K, M, G, T, P, E suffixes, powers of 1024, with
+ * or without i and B: what upcc_size_format() prints reads back), or "1%"
+ * of a scope's memory.
  */
 #ifndef UPCC_SIZE_H
 #define UPCC_SIZE_H

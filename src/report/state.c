@@ -76,12 +76,13 @@ static void pages_pair(FILE *out, const char *name, uint64_t pages, uint64_t pag
 
 void upcc_state_scope_json(FILE *out, const struct upcc_state_scope *s, uint64_t page_size)
 {
-	fputs("{\"name\":", out);
-	upcc_json_string(out, s->name);
+	/* Names and paths are bytes: one that is not UTF-8 has its _hex twin. */
+	fputc('{', out);
+	upcc_json_member(out, "name", s->name);
 	fputs(",\"kind\":", out);
 	upcc_json_string(out, s->kind);
-	fprintf(out, ",\"node\":%d,\"path\":", s->node_id);
-	upcc_json_string(out, s->path);
+	fprintf(out, ",\"node\":%d,", s->node_id);
+	upcc_json_member(out, "path", s->path);
 	if (s->has_backend) {
 		fputs(",\"backend\":", out);
 		upcc_json_string(out, s->backend);
@@ -223,6 +224,21 @@ static void get_text(json_object *object, const char *key, char *buffer, size_t 
 	snprintf(buffer, size, "%s", value ? json_object_get_string(value) : "");
 }
 
+/* A name or path: its exact bytes from "KEY_hex" where the writer gave
+ * them (the string itself has U+FFFD for bytes that are not UTF-8).
+ */
+static void get_name(json_object *object, const char *key, char *buffer, size_t size)
+{
+	char hex_key[32];
+	json_object *hex;
+
+	snprintf(hex_key, sizeof(hex_key), "%s_hex", key);
+	hex = field(object, hex_key, json_type_string);
+	if (hex && !upcc_json_hex_decode(json_object_get_string(hex), buffer, size))
+		return;
+	get_text(object, key, buffer, size);
+}
+
 /* A count: a non-negative integer, else 0. */
 static uint64_t get_u64(json_object *object, const char *key)
 {
@@ -264,9 +280,9 @@ static int parse_scope(json_object *object, struct upcc_state_scope *s)
 	memset(s, 0, sizeof(*s));
 	if (!json_object_is_type(object, json_type_object) || !field(object, "name", json_type_string))
 		return -EINVAL;
-	get_text(object, "name", s->name, sizeof(s->name));
+	get_name(object, "name", s->name, sizeof(s->name));
 	get_text(object, "kind", s->kind, sizeof(s->kind));
-	get_text(object, "path", s->path, sizeof(s->path));
+	get_name(object, "path", s->path, sizeof(s->path));
 	node = field(object, "node", json_type_int);
 	s->node_id = node ? json_object_get_int(node) : -1;
 	s->has_backend = field(object, "backend", json_type_string) != NULL;

@@ -145,6 +145,7 @@ void upcc_measure_from_sum(const struct upcc_residency_sum *sum,
 struct path_sum {
 	struct upcc_mapped_set mapped;
 	struct upcc_residency_sum sum;
+	uint64_t unmeasured;	/* opened, but neither method could measure */
 };
 
 static int path_sum_one(void *ctx, int fd, const struct stat *st, const char *path)
@@ -153,8 +154,13 @@ static int path_sum_one(void *ctx, int fd, const struct stat *st, const char *pa
 	struct upcc_residency res;
 
 	(void)path;
-	if (upcc_residency_fd(fd, st, &res))
+	/* Left out of the sum, so counted where the walk's errors are: a
+	 * scope whose files cannot be measured must not pass for empty.
+	 */
+	if (upcc_residency_fd(fd, st, &res)) {
+		ps->unmeasured++;
 		return 0;
+	}
 	upcc_residency_add(&ps->sum, &res,
 			   upcc_mapped_set_has(&ps->mapped, st->st_dev, st->st_ino));
 	return 0;
@@ -177,6 +183,7 @@ int upcc_measure_path(const struct upcc_scope *scope, struct upcc_sample *sample
 	upcc_mapped_set_free(&ps.mapped);
 	if (err)
 		return err < 0 ? err : -EIO;
+	walk.errors += ps.unmeasured;
 	upcc_measure_from_sum(&ps.sum, &walk, 0, sample);
 	return 0;
 }

@@ -138,6 +138,18 @@ static int residency_mincore(int fd, const struct stat *st, struct upcc_residenc
 	return err;
 }
 
+/*
+ * cachestat(2) refuses a file the caller may not write and does not own
+ * (EPERM, on the kernels that restrict it: page cache state is a side
+ * channel), where mincore on a read-only shared map needs only the read
+ * access the fd already has.  So a refused file is measured as
+ * fincore measures it, its dirty state unknown, rather than left out.
+ */
+static bool cachestat_refused(int err)
+{
+	return err == -EPERM || err == -EACCES;
+}
+
 int upcc_residency_fd(int fd, const struct stat *st, struct upcc_residency *res)
 {
 	int err;
@@ -146,10 +158,13 @@ int upcc_residency_fd(int fd, const struct stat *st, struct upcc_residency *res)
 	if (!S_ISREG(st->st_mode))
 		return -EINVAL;
 	res->file_pages = upcc_residency_file_pages(st);
-	if (upcc_residency_method() == UPCC_RESIDENCY_CACHESTAT)
+	if (upcc_residency_method() == UPCC_RESIDENCY_CACHESTAT) {
 		err = residency_cachestat(fd, res);
-	else
+		if (cachestat_refused(err))
+			err = residency_mincore(fd, st, res);
+	} else {
 		err = residency_mincore(fd, st, res);
+	}
 	if (err) {
 		memset(res, 0, sizeof(*res));
 		return err;
@@ -176,7 +191,8 @@ int upcc_residency_range(int fd, const struct stat *st, uint64_t first_page,
 		err = cachestat_range(fd, first_page * page, nr_pages * page, &cs);
 		if (!err)
 			*cached = cs.nr_cache;
-		return err;
+		if (!cachestat_refused(err))
+			return err;
 	}
 	/* mincore: window by window, as for the whole file. */
 	vec = malloc(MINCORE_WINDOW_BYTES / page);

@@ -7,6 +7,9 @@
  * mincore(2) on a read-only shared mapping made without faulting anything
  * in; mincore cannot see dirty or writeback state, so such a sample says
  * "state unknown" and callers apply the rule in upcc_residency_may_evict().
+ * A file cachestat refuses (EPERM or EACCES: kernels that restrict it
+ * want a file the caller owns or may write) is measured by mincore the
+ * same way, so a user who can read a file is told what fincore tells.
  */
 #ifndef UPCC_RESIDENCY_H
 #define UPCC_RESIDENCY_H
@@ -54,7 +57,8 @@ void upcc_residency_add(struct upcc_residency_sum *sum, const struct upcc_reside
 			bool mapped);
 
 /* Measure the whole of the regular file open on @fd (with stat @st).
- * 0 or a negative errno; *res is zeroed on error.
+ * 0 or a negative errno; *res is zeroed on error.  !res->state_known
+ * after a cachestat method: cachestat refused the file, mincore measured it.
  */
 int upcc_residency_fd(int fd, const struct stat *st, struct upcc_residency *res);
 

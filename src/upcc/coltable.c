@@ -78,6 +78,25 @@ void upcc_coltable_row(const struct upcc_coltable *table, const struct upcc_cell
 	fputc('\n', out);
 }
 
+/*
+ * "KEY_pages":N and its twin "KEY_bytes":N*page_size (saturated), as every
+ * --json gives a count of pages: a reader needs no page size to get bytes.
+ */
+static void pages_member(const struct upcc_coltable *table, const char *key, uint64_t pages,
+			 FILE *out)
+{
+	static const char suffix[] = "_pages";
+	size_t len = strlen(key), stem;
+
+	fprintf(out, "\"%s\":%" PRIu64, key, pages);
+	if (len < sizeof(suffix))
+		return;
+	stem = len - (sizeof(suffix) - 1);
+	if (strcmp(key + stem, suffix) == 0)
+		fprintf(out, ",\"%.*s_bytes\":%" PRIu64, (int)stem, key,
+			upcc_mul_saturating(pages, table->page_size));
+}
+
 void upcc_coltable_json(const struct upcc_coltable *table, const struct upcc_cell *cells,
 			const size_t *order, size_t nr, FILE *out)
 {
@@ -91,17 +110,21 @@ void upcc_coltable_json(const struct upcc_coltable *table, const struct upcc_cel
 		if (i >= table->nr_columns || !column->json ||
 		    (column->type == UPCC_COLUMN_TEXT) != (cells[i].text != NULL))
 			continue;
-		fprintf(out, "%s\"%s\":", first ? "" : ",", column->json);
+		if (!first)
+			fputc(',', out);
 		first = false;
 		switch (column->type) {
 		case UPCC_COLUMN_TEXT:
-			upcc_json_string(out, cells[i].text);
+			upcc_json_member(out, column->json, cells[i].text);	/* with a _hex twin */
 			break;
 		case UPCC_COLUMN_BOOL:
-			fputs(cells[i].value ? "true" : "false", out);
+			fprintf(out, "\"%s\":%s", column->json, cells[i].value ? "true" : "false");
+			break;
+		case UPCC_COLUMN_PAGES:
+			pages_member(table, column->json, cells[i].value, out);
 			break;
 		default:
-			fprintf(out, "%" PRIu64, cells[i].value);
+			fprintf(out, "\"%s\":%" PRIu64, column->json, cells[i].value);
 			break;
 		}
 	}

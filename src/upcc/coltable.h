@@ -62,7 +62,9 @@ void upcc_coltable_row(const struct upcc_coltable *table, const struct upcc_cell
 
 /* The @nr columns @order names as JSON members "key":value (a column
  * with no key, a text not given, a value not known left out), comma-separated:
- * the caller writes the braces and any members of its own.
+ * the caller writes the braces and any members of its own.  A size column
+ * keyed "X_pages" has its twin "X_bytes"; a text that is not UTF-8, its
+ * "KEY_hex" (jsonstr.h).
  */
 void upcc_coltable_json(const struct upcc_coltable *table, const struct upcc_cell *cells,
 			const size_t *order, size_t nr, FILE *out);

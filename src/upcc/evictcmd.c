@@ -49,8 +49,8 @@ static void evict_row(struct evict_run *run, const char *action, uint64_t droppe
 	if (run->quiet || !cached)
 		return;
 	if (run->json) {
-		fputs(run->listed ? ",\n{\"path\":" : "\n{\"path\":", stdout);
-		upcc_json_string(stdout, path);
+		fputs(run->listed ? ",\n{" : "\n{", stdout);
+		upcc_json_member(stdout, "path", path);
 		fprintf(stdout, ",\"action\":\"%s\",\"dropped_pages\":%" PRIu64
 			",\"dropped_bytes\":%" PRIu64 ",\"cached_pages\":%" PRIu64
 			",\"cached_bytes\":%" PRIu64 "}", action, dropped,
@@ -163,12 +163,14 @@ static void evict_summary(const struct evict_run *run)
 	if (run->json) {
 		fprintf(stdout, "%s],\"total\":{\"files\":%" PRIu64 ",\"dropped_pages\":%" PRIu64
 			",\"dropped_bytes\":%" PRIu64 ",\"skipped_dirty\":%" PRIu64
-			",\"skipped_dirty_pages\":%" PRIu64 ",\"skipped_mapped\":%" PRIu64
-			",\"skipped_mapped_pages\":%" PRIu64 ",\"errors\":%" PRIu64 "}}\n",
+			",\"skipped_dirty_pages\":%" PRIu64 ",\"skipped_dirty_bytes\":%" PRIu64
+			",\"skipped_mapped\":%" PRIu64 ",\"skipped_mapped_pages\":%" PRIu64
+			",\"skipped_mapped_bytes\":%" PRIu64 ",\"errors\":%" PRIu64 "}}\n",
 			run->listed ? "\n" : "", run->files, run->dropped_pages,
 			upcc_mul_saturating(run->dropped_pages, page), run->skipped_dirty,
-			run->skipped_dirty_pages, run->skipped_mapped, run->skipped_mapped_pages,
-			run->errors);
+			run->skipped_dirty_pages, upcc_mul_saturating(run->skipped_dirty_pages, page),
+			run->skipped_mapped, run->skipped_mapped_pages,
+			upcc_mul_saturating(run->skipped_mapped_pages, page), run->errors);
 		return;
 	}
 	printf("evict: %" PRIu64 " %s, %s %s; skipped %" PRIu64 " dirty (%s), %" PRIu64

@@ -89,6 +89,7 @@ struct file_row {
 	uint64_t dirty_pages;
 	uint64_t writeback_pages;
 	bool mapped;
+	bool state_known;	/* dirty and writeback measured (cachestat) */
 	char *path;
 };
 
@@ -101,7 +102,10 @@ struct top_files {
 	struct upcc_mapped_set mapped;
 	struct upcc_residency_sum totals;
 	struct upcc_walk_stats walk;
-	bool state_known;
+	uint64_t unknown_files;		/* measured by mincore: dirty state unknown */
+	uint64_t fallback_files;	/* of them, those cachestat refused */
+	uint64_t unmeasured;		/* opened, but neither method could measure */
+	int unmeasured_error;		/* the last one's -errno */
 	int error;
 	struct progress progress;
 };
@@ -167,16 +171,27 @@ static int files_visit(void *ctx, int fd, const struct stat *st, const char *pat
 	struct top_files *top = ctx;
 	struct upcc_residency res;
 	struct file_row row;
+	int err;
 
-	if (upcc_residency_fd(fd, st, &res))
+	/* Left out of the totals, so counted and said: never "0B cached". */
+	err = upcc_residency_fd(fd, st, &res);
+	if (err) {
+		top->unmeasured++;
+		top->unmeasured_error = err;
 		return 0;
+	}
 	row.cached_pages = res.cached_pages;
 	row.file_pages = res.file_pages;
 	row.dirty_pages = res.dirty_pages;
 	row.writeback_pages = res.writeback_pages;
 	row.mapped = upcc_mapped_set_has(&top->mapped, st->st_dev, st->st_ino);
 	row.path = NULL;
-	top->state_known = res.state_known;
+	row.state_known = res.state_known;
+	if (!res.state_known) {
+		top->unknown_files++;
+		if (upcc_residency_method() == UPCC_RESIDENCY_CACHESTAT)
+			top->fallback_files++;
+	}
 	upcc_residency_add(&top->totals, &res, row.mapped);
 	progress_update(&top->progress, top->totals.files, top->totals.cached_pages);
 	if (!res.cached_pages)
@@ -212,10 +227,9 @@ static const size_t files_json_order[] = {
 };
 
 /* A file's cells; dirty and writeback "?" where the method cannot tell. */
-static void file_cells(const struct top_files *top, const struct file_row *r,
-		       struct upcc_cell cells[NR_COLS])
+static void file_cells(const struct file_row *r, struct upcc_cell cells[NR_COLS])
 {
-	const char *unknown = top->state_known ? NULL : "?";
+	const char *unknown = r->state_known ? NULL : "?";
 
 	cells[COL_CACHED] = (struct upcc_cell){ r->cached_pages, NULL };
 	cells[COL_SIZE] = (struct upcc_cell){ r->file_pages, NULL };
@@ -227,34 +241,42 @@ static void file_cells(const struct top_files *top, const struct file_row *r,
 	cells[COL_FILE] = (struct upcc_cell){ 0, r->path };
 }
 
+/* ,"NAME_pages":N,"NAME_bytes":N: the twins upcc --help promises. */
+static void total_pair(FILE *out, const char *name, uint64_t pages)
+{
+	fprintf(out, ",\"%s_pages\":%" PRIu64 ",\"%s_bytes\":%" PRIu64, name, pages, name,
+		upcc_mul_saturating(pages, upcc_page_size()));
+}
+
 static void print_files_json(FILE *out, const struct top_files *top, const char *root)
 {
 	struct upcc_coltable table;
 	struct upcc_cell cells[NR_COLS];
 
 	upcc_coltable_init(&table, files_columns, NR_COLS, upcc_page_size(), true);
-	fputs("{\"root\":", out);
-	upcc_json_string(out, root);
+	fputc('{', out);
+	upcc_json_member(out, "root", root);
 	fprintf(out, ",\"method\":\"%s\",\"page_size\":%" PRIu64 ",\"files\":[",
 		upcc_residency_method_name(upcc_residency_method()), upcc_page_size());
 	for (size_t i = 0; i < top->count; i++) {
-		file_cells(top, &top->rows[i], cells);
+		file_cells(&top->rows[i], cells);
 		fputs(i ? ",{" : "{", out);
 		upcc_coltable_json(&table, cells, files_json_order,
 				   sizeof(files_json_order) / sizeof(files_json_order[0]), out);
 		fputc('}', out);
 	}
-	fprintf(out, "],\"total\":{\"files\":%" PRIu64 ",\"cached_pages\":%" PRIu64
-		",\"mapped_pages\":%" PRIu64 ",\"dirty_pages\":%" PRIu64
-		",\"writeback_pages\":%" PRIu64 "},\"skipped\":{\"special\":%" PRIu64
+	fprintf(out, "],\"total\":{\"files\":%" PRIu64, top->totals.files);
+	total_pair(out, "cached", top->totals.cached_pages);
+	total_pair(out, "mapped", top->totals.mapped_pages);
+	total_pair(out, "dirty", top->totals.dirty_pages);
+	total_pair(out, "writeback", top->totals.writeback_pages);
+	fprintf(out, ",\"dirty_unknown_files\":%" PRIu64 "},\"skipped\":{\"special\":%" PRIu64
 		",\"mounts\":%" PRIu64 ",\"pseudo\":%" PRIu64 ",\"depth\":%" PRIu64
 		",\"raced\":%" PRIu64 ",\"duplicate\":%" PRIu64 ",\"errors\":%" PRIu64 "}}\n",
-		top->totals.files, top->totals.cached_pages, top->totals.mapped_pages,
-		top->totals.dirty_pages, top->totals.writeback_pages,
-		top->walk.skipped_special, top->walk.skipped_mounts,
+		top->unknown_files, top->walk.skipped_special, top->walk.skipped_mounts,
 		top->walk.skipped_pseudo, top->walk.skipped_depth,
 		top->walk.skipped_raced, top->walk.skipped_duplicate,
-		top->walk.errors);
+		top->walk.errors + top->unmeasured);
 }
 
 static void print_files_table(FILE *out, const struct top_files *top, bool exact)
@@ -266,18 +288,23 @@ static void print_files_table(FILE *out, const struct top_files *top, bool exact
 	upcc_coltable_init(&table, files_columns, NR_COLS, upcc_page_size(), exact);
 	upcc_coltable_header(&table, out);
 	for (size_t i = 0; i < top->count; i++) {
-		file_cells(top, &top->rows[i], cells);
+		file_cells(&top->rows[i], cells);
 		upcc_coltable_row(&table, cells, out);
 	}
 	fprintf(out, "total: %" PRIu64 " %s, %s cached, %s of it in mapped files, ", t->files,
 		upcc_plural(t->files, "file", "files"), SIZE_TEXT(t->cached_pages, exact),
 		SIZE_TEXT(t->mapped_pages, exact));
-	if (top->state_known)
+	/* A total of dirty pages is only one if every file's were seen. */
+	if (upcc_residency_method() == UPCC_RESIDENCY_CACHESTAT && !top->unknown_files)
 		fprintf(out, "%s dirty, %s writeback", SIZE_TEXT(t->dirty_pages, exact),
 			SIZE_TEXT(t->writeback_pages, exact));
 	else
 		fputs("dirty unknown", out);
-	fprintf(out, " (%s)\n", upcc_residency_method_name(upcc_residency_method()));
+	fprintf(out, " (%s", upcc_residency_method_name(upcc_residency_method()));
+	if (top->fallback_files)
+		fprintf(out, "; mincore for %" PRIu64 " %s cachestat refused", top->fallback_files,
+			upcc_plural(top->fallback_files, "file", "files"));
+	fputs(")\n", out);
 }
 
 static void files_usage(FILE *out)
@@ -292,12 +319,13 @@ static void files_usage(FILE *out)
 	      "terminal, a long walk shows its progress on stderr.\n"
 	      "\n"
 	      "  --top N         show the N most cached files (default 20; 0 = totals only)\n"
-	      "  --json          one JSON object on stdout (counts in *_pages)\n"
+	      "  --json          one JSON object on stdout (counts in *_pages and *_bytes)\n"
 	      "  --bytes         exact byte counts instead of sizes\n"
 	      "  --cross-mounts  descend into other mounts (never a pseudo filesystem)\n"
 	      "  --help          this text\n"
 	      "\n"
-	      "Exit: 0 listed; 1 PATH could not be walked; 2 bad usage.\n", out);
+	      "Exit: 0 listed; 1 PATH could not be walked, or a file under it could not\n"
+	      "be measured; 2 bad usage.\n", out);
 }
 
 static int parse_count(const char *text, unsigned int max, unsigned int *value)
@@ -370,8 +398,13 @@ static int run_files(const char *root, unsigned int max, bool json, bool cross_m
 		print_files_table(stdout, &top, exact);
 		warn_left_out(&top.walk);
 	}
+	/* A total short of files it could not measure is not a result. */
+	if (top.unmeasured)
+		fprintf(stderr, "upcc files: %" PRIu64 " %s could not be measured (%s), not counted\n",
+			top.unmeasured, upcc_plural(top.unmeasured, "file", "files"),
+			strerror(-top.unmeasured_error));
 	free_rows(&top);
-	return UPCC_EXIT_OK;
+	return top.unmeasured ? UPCC_EXIT_FAILURE : UPCC_EXIT_OK;
 }
 
 int upcc_files_main(int argc, char **argv)

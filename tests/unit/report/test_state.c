@@ -78,6 +78,49 @@ static void test_round_trip(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/*
+ * Issue 31 item 6: a path scope whose path is not UTF-8 made the state
+ * file (and status --json) invalid JSON: the byte went out raw.  Every
+ * string is UTF-8 now, and the exact name and path come back from their
+ * _hex twins, so upcc status still measures the right directory.
+ */
+static void test_non_utf8_path(void **state)
+{
+	char dir[] = "/tmp/upcc-state-XXXXXX", path[64], *text;
+	struct upcc_scope_run run;
+	struct upcc_state_scope read_back[1];
+	struct upcc_state_header header;
+	size_t count = 0, len;
+	FILE *f;
+
+	(void)state;
+	memset(&run, 0, sizeof(run));
+	snprintf(run.scope.name, sizeof(run.scope.name), "path:/srv/d\xff\xc3(");
+	run.scope.kind = UPCC_SCOPE_PATH;
+	run.scope.node_id = -1;
+	snprintf(run.scope.path, sizeof(run.scope.path), "/srv/d\xff\xc3(");
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/state.json", dir);
+	assert_int_equal(upcc_state_write(path, &run, 1, 4096, false, NULL), 0);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	text = calloc(1, 65536);
+	assert_non_null(text);
+	len = fread(text, 1, 65535, f);
+	fclose(f);
+	assert_true(len > 0);
+	assert_null(memchr(text, 0xff, len));
+	assert_null(memchr(text, 0xc3, len));
+	assert_non_null(strstr(text, "\"path\":\"/srv/d\\ufffd\\ufffd(\",\"path_hex\":\"2f7372762f64ffc328\""));
+	free(text);
+	assert_int_equal(upcc_state_read(path, &header, read_back, 1, &count), 0);
+	assert_int_equal(count, 1);
+	assert_string_equal(read_back[0].name, "path:/srv/d\xff\xc3(");
+	assert_string_equal(read_back[0].path, "/srv/d\xff\xc3(");
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 static void test_bad_files(void **state)
 {
 	struct upcc_state_scope scopes[2];
@@ -220,6 +263,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_non_utf8_path),
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_atomic_write_taken_names),
 		cmocka_unit_test(test_truncated_files),

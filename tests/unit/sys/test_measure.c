@@ -173,6 +173,39 @@ static void test_path_long_names(void **state)
 	assert_true(sample.walk_errors == 0);
 }
 
+static int failing_cachestat(int fd, uint64_t off, uint64_t len, struct upcc_cachestat *cs)
+{
+	(void)fd;
+	(void)off;
+	(void)len;
+	(void)cs;
+	return -EIO;
+}
+
+/* Issue 31 item 3: a file the walk opened but could not measure is an
+ * error of the sample, not a file with nothing cached.
+ */
+static void test_path_unmeasured(void **state)
+{
+	struct upcc_scope tree;
+	struct upcc_sample sample;
+	char dir[PATH_MAX], file[PATH_MAX + 8];
+
+	(void)state;
+	assert_non_null(ua_mkdtemp(dir, sizeof(dir)));
+	snprintf(file, sizeof(file), "%s/a", dir);
+	assert_int_equal(ua_cached_file(file, 4, 1), 0);
+	snprintf(file, sizeof(file), "%s/b", dir);
+	assert_int_equal(ua_cached_file(file, 4, 1), 0);
+	tree = scope_of(UPCC_SCOPE_PATH, -1, dir);
+	upcc_hooks.cachestat = failing_cachestat;
+	assert_int_equal(upcc_measure(&tree, &sample), 0);
+	upcc_hooks.cachestat = NULL;
+	ua_rm_rf(dir);
+	assert_true(sample.file_lru_pages == 0);
+	assert_true(sample.walk_errors == 2);
+}
+
 static void test_mapped_exceeds_lru(void **state)
 {
 	struct upcc_scope system = scope_of(UPCC_SCOPE_SYSTEM, -1, "");
@@ -197,6 +230,7 @@ int main(void)
 		cmocka_unit_test(test_path_dispatch),
 		cmocka_unit_test(test_path_long_names),
 		cmocka_unit_test(test_mapped_exceeds_lru),
+		cmocka_unit_test(test_path_unmeasured),
 	};
 
 	return cmocka_run_group_tests(tests, setup_root, NULL);

@@ -15,6 +15,7 @@
 
 #include "lib/hooks.h"
 
+#include "sys/cachestat.h"
 #include "sys/residency.h"
 
 static char tmpdir[PATH_MAX];
@@ -258,6 +259,90 @@ static void test_run_start(void **state)
 	assert_int_equal(run_start_of(path, 0), 0);
 }
 
+/* The kernel's answer to a non-owner who may not write the file (EPERM),
+ * or another failure, for every cachestat call.
+ */
+static int cachestat_err;
+
+static int refusing_cachestat(int fd, uint64_t off, uint64_t len, struct upcc_cachestat *cs)
+{
+	(void)fd;
+	(void)off;
+	(void)len;
+	(void)cs;
+	return cachestat_err;
+}
+
+static int measure_refused(const char *path, int flags, int err, struct upcc_residency *res)
+{
+	struct stat st;
+	int fd = open(path, flags | O_CLOEXEC), rc;
+
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	cachestat_err = err;
+	upcc_hooks.cachestat = refusing_cachestat;
+	rc = upcc_residency_fd(fd, &st, res);
+	upcc_hooks.cachestat = NULL;
+	close(fd);
+	return rc;
+}
+
+/*
+ * Issue 31 item 3 (the operator review): cachestat refuses a file the caller neither owns
+ * nor may write (EPERM on 6.x), which a reader was told held nothing.
+ * Such a file is measured by mincore, as fincore does, state unknown.
+ */
+static void test_cachestat_refused_falls_back(void **state)
+{
+	char path[PATH_MAX + 16];
+	struct upcc_residency res;
+	struct stat st;
+	uint64_t cached = 0;
+	int fd;
+
+	(void)state;
+	if (ua_under_valgrind())
+		skip();
+	snprintf(path, sizeof(path), "%s/refused", tmpdir);
+	assert_int_equal(ua_cached_file(path, 32, 1), 0);
+	assert_int_equal(measure_refused(path, O_RDONLY, -EPERM, &res), 0);
+	assert_int_equal(res.file_pages, 32);
+	assert_int_equal(res.cached_pages, 32);
+	assert_false(res.state_known);
+	assert_int_equal(measure_refused(path, O_RDONLY, -EACCES, &res), 0);
+	assert_int_equal(res.cached_pages, 32);
+	/* A range, as the inventory asks: the same fallback. */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	cachestat_err = -EPERM;
+	upcc_hooks.cachestat = refusing_cachestat;
+	assert_int_equal(upcc_residency_range(fd, &st, 8, 16, &cached), 0);
+	upcc_hooks.cachestat = NULL;
+	close(fd);
+	assert_int_equal(cached, 16);
+	drop(path);
+	assert_int_equal(measure_refused(path, O_RDONLY, -EPERM, &res), 0);
+	assert_int_equal(res.cached_pages, 0);
+}
+
+/* Neither method can measure (a write-only fd cannot be mapped to read),
+ * or cachestat failed for another reason: an error, never "0 cached".
+ */
+static void test_cachestat_refused_no_fallback(void **state)
+{
+	char path[PATH_MAX + 16];
+	struct upcc_residency res;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/unmeasurable", tmpdir);
+	assert_int_equal(ua_cached_file(path, 8, 1), 0);
+	assert_int_not_equal(measure_refused(path, O_WRONLY, -EPERM, &res), 0);
+	assert_int_equal(res.cached_pages, 0);
+	assert_int_equal(measure_refused(path, O_RDONLY, -EIO, &res), -EIO);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -269,6 +354,8 @@ int main(void)
 		cmocka_unit_test(test_not_regular),
 		cmocka_unit_test(test_empty_file),
 		cmocka_unit_test(test_run_start),
+		cmocka_unit_test(test_cachestat_refused_falls_back),
+		cmocka_unit_test(test_cachestat_refused_no_fallback),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
