@@ -26,7 +26,7 @@ int main(int argc, char **argv)
 	rc = upcd_parse_options(argc, argv, &upcd.options);
 	if (rc)
 		return rc;
-	upcc_log_init(upcd.options.verbose);
+	upcc_log_init("upcd", upcd.options.verbose);
 	if (upcd_build_config(&upcd.options, &upcd.config))
 		return UPCC_EXIT_USAGE;
 	rc = upcc_runs_build(&upcd.config, upcd_run_mode(&upcd.options), NULL, 0, &upcd.runs);
