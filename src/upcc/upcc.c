@@ -18,6 +18,7 @@
 #include "core/common.h"
 #include "evictcmd.h"
 #include "files.h"
+#include "lib/log.h"
 #include "status.h"
 
 static void usage(FILE *out)
@@ -37,9 +38,25 @@ static void usage(FILE *out)
 		"Exit codes: 0 ok; 1 a measurement or action failed; 2 bad usage.\n");
 }
 
+static char status_name[] = "upcc status", files_name[] = "upcc files",
+	    evict_name[] = "upcc evict";
+
+static const struct {
+	const char *name;
+	char *prog_name;
+	int (*main)(int argc, char **argv);
+} commands[] = {
+	{ "status", status_name, upcc_status_main },
+	{ "files", files_name, upcc_files_main },
+	{ "evict", evict_name, upcc_evict_main },
+};
+
 int main(int argc, char **argv)
 {
 	const char *command = argc > 1 ? argv[1] : NULL;
+
+	/* A line a lower floor logs from upcc says upcc, not upcd. */
+	upcc_log_init("upcc", false);
 
 	if (!command || strcmp(command, "--help") == 0 || strcmp(command, "-h") == 0 ||
 	    strcmp(command, "help") == 0) {
@@ -50,17 +67,16 @@ int main(int argc, char **argv)
 		printf("upcc %s\n", UPCC_VERSION);
 		return 0;
 	}
-	/* Each command parses its own options, with argv[0] = the command. */
-	if (strcmp(command, "status") == 0) {
-		static char status_name[] = "upcc status";	/* getopt's messages */
-
-		argv[1] = status_name;
-		return upcc_status_main(argc - 1, argv + 1);
+	/* Each command parses its own options, with argv[0] = "upcc COMMAND":
+	 * getopt names argv[0] in its messages, and a bare "files:" does not
+	 * say which program spoke.
+	 */
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(command, commands[i].name) == 0) {
+			argv[1] = commands[i].prog_name;
+			return commands[i].main(argc - 1, argv + 1);
+		}
 	}
-	if (strcmp(command, "files") == 0)
-		return upcc_files_main(argc - 1, argv + 1);
-	if (strcmp(command, "evict") == 0)
-		return upcc_evict_main(argc - 1, argv + 1);
 	fprintf(stderr, "upcc: unknown command \"%s\"\n", command);
 	usage(stderr);
 	return UPCC_EXIT_USAGE;

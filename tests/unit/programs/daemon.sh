@@ -78,6 +78,13 @@ check "upcd --once with an unwritable --metrics exits 1" exit_code_is 1 "$upcd" 
 	--scope=system --metrics "$tmp/no-such-dir/upcc.prom"
 check "unwritable metrics is logged" stderr_has "cannot write metrics $tmp/no-such-dir/upcc.prom"
 check "upcc unknown command exits 2" exit_code_is 2 "$upcc" frobnicate
+# What upcc says on stderr names upcc and the command, getopt's messages
+# too (they named argv[0], a bare "files:").
+first_err_is() { head -n 1 "$tmp/err" | grep -q "^$1: "; }
+for cmd in status files evict; do
+	check "upcc $cmd --bogus exits 2" exit_code_is 2 "$upcc" "$cmd" --bogus
+	check "upcc $cmd --bogus: the message names \"upcc $cmd\"" first_err_is "upcc $cmd"
+done
 check "upcc status --help exits 0" exit_code_is 0 "$upcc" status --help
 check "upcc no command exits 2" exit_code_is 2 "$upcc"
 
