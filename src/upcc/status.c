@@ -295,12 +295,15 @@ static void print_json(const struct status_row *rows, size_t nr_rows,
 	printf("{\"version\":%d,\"page_size\":%" PRIu64 ",\"daemon\":", UPCC_STATE_VERSION,
 	       page_size);
 	if (daemon != DAEMON_NONE)
-		printf("{\"pid\":%ld,\"start_time\":%llu,\"updated\":%lld,\"dry_run\":%s"
-		       ",\"running\":%s,\"compaction_enabled\":%s,\"compactions_total\":%" PRIu64
+		printf("{\"pid\":%ld,\"start_time\":%llu,\"updated\":%lld,\"heartbeat_ms\":%" PRIu64
+		       ",\"dry_run\":%s,\"running\":%s,\"stale\":%s"
+		       ",\"compaction_enabled\":%s,\"compactions_total\":%" PRIu64
 		       ",\"compaction_cpu_usec_total\":%" PRIu64 "}",
-		       header->pid, header->start_time, header->updated,
+		       header->pid, header->start_time, header->updated, header->heartbeat_ms,
 		       header->dry_run ? "true" : "false",
 		       daemon == DAEMON_RUNNING ? "true" : "false",
+		       daemon == DAEMON_RUNNING && upcc_state_stale(header, (long long)time(NULL)) ?
+		       "true" : "false",
 		       header->compaction_enabled ? "true" : "false", header->compactions_total,
 		       header->compaction_cpu_usec_total);
 	else

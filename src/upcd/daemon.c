@@ -33,6 +33,26 @@
 /* Between rounds the reports are rewritten at least this often. */
 #define REPORT_HEARTBEAT_USEC	(60ull * 1000 * 1000)
 
+/* The tick's period: --tick, never longer than the interval. */
+static uint64_t tick_usec(const struct upcd *upcd)
+{
+	uint64_t tick = upcd->config.tick_ms;
+
+	return (tick < upcd->config.interval_ms ? tick : upcd->config.interval_ms) * 1000;
+}
+
+/*
+ * The state file's heartbeat (state.h): the daemon rewrites it at the
+ * first tick a heartbeat after the last write, so at least every
+ * heartbeat plus a tick; upcc status calls it stale after missing a few.
+ * --once exits after its write and promises nothing.
+ */
+static uint64_t state_heartbeat_ms(const struct upcd *upcd)
+{
+	if (upcd->options.once)
+		return 0;
+	return (REPORT_HEARTBEAT_USEC + tick_usec(upcd)) / 1000;
+}
 
 /* Make the parent directory of a report file (e.g. /run/upcc) if missing. */
 static void ensure_parent(const char *path)
@@ -57,7 +77,8 @@ static void write_reports(struct upcd *upcd)
 	if (config->state_path[0]) {
 		ensure_parent(config->state_path);
 		err = upcc_state_write(config->state_path, upcd->runs, upcd->nr_runs,
-				       upcd->page_size, upcd->options.dry_run, &upcd->compact);
+				       upcd->page_size, upcd->options.dry_run,
+				       state_heartbeat_ms(upcd), &upcd->compact);
 		if (err && !upcd->state_warned)
 			upcc_log(LOG_WARNING, "cannot write state %s: %s", config->state_path,
 				 strerror(-err));
@@ -223,14 +244,6 @@ static void daemon_tick(struct upcd *upcd)
 		upcd->last_report_usec = now;
 		upcd->last_report_aim = aim;
 	}
-}
-
-/* The tick's period: --tick, never longer than the interval. */
-static uint64_t tick_usec(const struct upcd *upcd)
-{
-	uint64_t tick = upcd->config.tick_ms;
-
-	return (tick < upcd->config.interval_ms ? tick : upcd->config.interval_ms) * 1000;
 }
 
 /* --once: one round with no time budget (the step bound still holds). */
