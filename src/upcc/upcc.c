@@ -2,15 +2,17 @@
 /*
  * upcc - the command line side of unmapped page cache control.
  *
- *   upcc status [--json] [--bytes] [--state FILE]
+ *   upcc status [--json] [--bytes] [--state FILE | --config FILE]
  *                               per scope: memory, file LRU, mapped, unmapped,
- *                               dirty, target, trigger, backend, reclaimed
+ *                               dirty, target, trigger, backend, reclaimed;
+ *                               whether upcd runs
  *   upcc files [PATH] [--top N]  cached files and resident pages
  *   upcc evict PATH...           drop files' clean unmapped pages
  * Sizes for people are upcc_size_format()'s (free -h style); --bytes
  * prints exact bytes; pages appear only in --json, as *_pages.
  *
- * Exit codes: 0 ok; 1 a measurement or action failed; 2 bad usage.
+ * Exit codes: 0 ok; 1 a measurement or action failed; 2 bad usage;
+ * 3 (status) upcd is not running or its state is stale.
  */
 #include <stdio.h>
 #include <string.h>
@@ -28,14 +30,16 @@ static void usage(FILE *out)
 		"Unmapped page cache control: show and act on the page cache.\n\n"
 		"Commands:\n"
 		"  status [--state FILE]   per-scope memory, unmapped and dirty cache, target,\n"
-		"                          backend and what upcd reclaimed so far\n"
+		"                          backend and what upcd reclaimed so far; whether\n"
+		"                          upcd runs (the config's state =, or --state FILE)\n"
 		"  files [PATH]            cached files and their resident pages\n"
 		"  evict PATH...           drop files' clean, unmapped cached pages\n"
 		"  help                    this help\n\n"
 		"Every command takes --json (machine-readable, pages as *_pages and\n"
 		"*_bytes) and --bytes (exact byte counts instead of 1.5Gi).\n"
 		"Run \"upcc COMMAND --help\" for a command's options.\n"
-		"Exit codes: 0 ok; 1 a measurement or action failed; 2 bad usage.\n");
+		"Exit codes: 0 ok; 1 a measurement or action failed; 2 bad usage;\n"
+		"3 (status) upcd is not running or its state is stale.\n");
 }
 
 static char status_name[] = "upcc status", files_name[] = "upcc files",
