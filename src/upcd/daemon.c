@@ -20,6 +20,7 @@
 #include "core/common.h"
 #include "daemon.h"
 #include "lib/log.h"
+#include "lock.h"
 #include "sys/measure.h"
 #include "report/metrics.h"
 #include "lib/notify.h"
@@ -320,16 +321,26 @@ static bool pace_check(void *ctx)
 	       sigismember(&pending, SIGHUP) == 1;
 }
 
-/* SIGHUP: a new config replaces the old only if it parses and its backends work. */
+/*
+ * SIGHUP: a new config replaces the old only if it parses, its state file
+ * is not another upcd's (a new state = moves the lock, lock.h) and its
+ * backends work.
+ */
 static void reload(struct upcd *upcd)
 {
 	struct upcc_config new_config, old_config = upcd->config;
 	struct upcc_scope_run *new_runs = NULL;
-	int err;
+	int err, new_lock = -1;
 
 	upcc_notify("RELOADING=1");
 	if (upcd_build_config(&upcd->options, &new_config)) {
 		upcc_log(LOG_ERR, "reload: keeping the old configuration");
+		upcc_notify("READY=1");
+		return;
+	}
+	if (upcd_lock_state(upcd->lock_fd, new_config.state_path, &new_lock)) {
+		upcc_log(LOG_ERR, "reload: keeping the old configuration");
+		upcc_config_free(&new_config);
 		upcc_notify("READY=1");
 		return;
 	}
@@ -343,6 +354,8 @@ static void reload(struct upcd *upcd)
 			      upcd->nr_runs, &new_runs);
 	if (err) {
 		upcc_log(LOG_ERR, "reload: a scope has no backend: keeping the old configuration");
+		if (new_lock != upcd->lock_fd)
+			upcd_lock_release(new_lock);
 		upcc_runs_free(new_runs, upcd->config.nr_scopes);
 		upcc_config_free(&upcd->config);
 		upcd->config = old_config;
@@ -351,6 +364,9 @@ static void reload(struct upcd *upcd)
 	} else {
 		free(upcd->runs);
 		upcc_config_free(&old_config);
+		if (new_lock != upcd->lock_fd)
+			upcd_lock_release(upcd->lock_fd);
+		upcd->lock_fd = new_lock;
 		upcd->runs = new_runs;
 		upcd->nr_runs = upcd->config.nr_scopes;
 		memset(upcd->logs, 0, sizeof(upcd->logs));

@@ -176,6 +176,57 @@ check "STOPPING=1 sent" wait_for 5 grep -q ' STOPPING=1$' "$tmp/notify.log"
 wait "$listener_pid" 2>/dev/null
 listener_pid=
 
+# Issue 31 (L1): one upcd a state file.  A second on the same state file
+# refuses to start, naming the first, which keeps running; once the first
+# stopped, a new one starts.  What writes no state file is never refused.
+mkdir "$tmp/lockscope"
+lock_daemon() {	# lock_daemon: a dry-run daemon on $tmp/lock.json, in the background
+	"$upcd" --dry-run --scope "path:$tmp/lockscope" --interval 100ms \
+		--state "$tmp/lock.json" 2>>"$tmp/lock-daemon.err" &
+	daemon_pid=$!
+}
+state_field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["daemon"][sys.argv[2]])' "$@" 2>/dev/null; }
+state_pid_is() { [ "$(state_field "$tmp/lock.json" pid)" = "$1" ]; }
+lock_daemon
+first_pid=$daemon_pid
+check "the first upcd writes its state" wait_for 10 state_pid_is "$first_pid"
+check "a second upcd on the same state file exits 1" exit_code_is 1 "$upcd" --dry-run \
+	--scope "path:$tmp/lockscope" --interval 100ms --state "$tmp/lock.json"
+check "the refusal names the first upcd's pid and the lock" \
+	stderr_has "state file $tmp/lock.json is in use: pid $first_pid (upcd) holds its lock $tmp/lock.json.lock"
+check "the refusal says why" stderr_has "one upcd a state file, not starting a second one"
+check "the second started nothing: no backend line" eval '! grep -q "backend" "$tmp/err"'
+check "another spelling of the same state file is refused too" exit_code_is 1 "$upcd" --dry-run \
+	--scope "path:$tmp/lockscope" --state "$tmp/./lock.json"
+check "upcd --once --dry-run --state on that state file is refused (1)" exit_code_is 1 "$upcd" \
+	--once --dry-run --scope "path:$tmp/lockscope" --state "$tmp/lock.json"
+check "upcd --check beside it is not refused" exit_code_is 0 "$upcd" --check \
+	--scope "path:$tmp/lockscope"
+check "upcd --once --dry-run beside it (no --state) is not refused" exit_code_is 0 "$upcd" \
+	--once --dry-run --scope "path:$tmp/lockscope"
+updated=$(state_field "$tmp/lock.json" updated)
+state_newer() { [ "$(state_field "$tmp/lock.json" updated)" -gt "$updated" ] && state_pid_is "$first_pid"; }
+check "the first upcd still runs" kill -0 "$first_pid"
+check "the first upcd still writes its state" wait_for 10 state_newer
+kill -TERM "$daemon_pid"
+wait "$daemon_pid"
+rc=$?
+daemon_pid=
+check "the first upcd stops with exit 0" test "$rc" -eq 0
+check "the lock file stays (removing it would race)" test -f "$tmp/lock.json.lock"
+lock_daemon
+check "after the first stopped, a new upcd starts on the state file" wait_for 10 state_pid_is "$daemon_pid"
+check "the new upcd runs" kill -0 "$daemon_pid"
+kill -TERM "$daemon_pid"
+wait "$daemon_pid"
+daemon_pid=
+# The lock's name is never followed through a symbolic link.
+ln -s "$tmp/lock-victim" "$tmp/sym.json.lock"
+check "a symlink at the lock's name: upcd exits 1" exit_code_is 1 "$upcd" --once --dry-run \
+	--scope "path:$tmp/lockscope" --state "$tmp/sym.json"
+check "a symlink at the lock's name: says so" stderr_has "cannot lock $tmp/sym.json.lock for the state file $tmp/sym.json: a symbolic link, not followed"
+check "a symlink at the lock's name: its target is not made" absent "$tmp/lock-victim"
+
 # One real --once on files of our own: clean cached files come down to the target.
 mkdir "$tmp/tree"
 for i in 1 2 3 4; do head -c 4M /dev/urandom >"$tmp/tree/f$i"; done
