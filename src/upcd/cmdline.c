@@ -43,7 +43,7 @@ static void usage(FILE *out)
 		"  -V, --version        version\n\n"
 		"Exit codes: 0 ok; 1 runtime error (a report not written, no usable backend,\n"
 		"another upcd on the state file: FILE.lock);\n"
-		"2 bad usage or config;\n"
+		"2 bad usage or config (also a state FILE.lock that cannot be made);\n"
 		"3 (--once) a scope is still above its target and nothing more could be reclaimed.\n");
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/common.h"
 #include "lib/lockfile.h"
 #include "lib/log.h"
 #include "lib/readtext.h"
@@ -118,4 +119,9 @@ int upcd_lock_state(int held, const char *state_path, int *lock_fd)
 void upcd_lock_release(int lock_fd)
 {
 	upcc_lockfile_release(lock_fd);
+}
+
+int upcd_lock_exit_code(int err)
+{
+	return err == -EAGAIN ? UPCC_EXIT_FAILURE : UPCC_EXIT_USAGE;
 }

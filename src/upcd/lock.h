@@ -28,4 +28,13 @@ int upcd_lock_state(int held, const char *state_path, int *lock_fd);
 
 void upcd_lock_release(int lock_fd);
 
+/*
+ * The exit code for upcd_lock_state()'s error: held by another upcd is a
+ * failure (1), which systemd restarts until that one stops; a lock that
+ * can never be taken (its directory missing, read-only or another
+ * user's, a symlink at its name) is the state path's fault, a bad
+ * config (2), which it does not restart in a loop.
+ */
+int upcd_lock_exit_code(int err);
+
 #endif /* UPCC_LOCK_H */

@@ -31,9 +31,10 @@ int main(int argc, char **argv)
 	if (upcd_build_config(&upcd.options, &upcd.config))
 		return UPCC_EXIT_USAGE;
 	/* Before any backend starts: a second controller must touch nothing. */
-	if (upcd_lock_state(-1, upcd.config.state_path, &upcd.lock_fd)) {
+	rc = upcd_lock_state(-1, upcd.config.state_path, &upcd.lock_fd);
+	if (rc) {
 		upcc_config_free(&upcd.config);
-		return UPCC_EXIT_FAILURE;
+		return upcd_lock_exit_code(rc);
 	}
 	rc = upcc_runs_build(&upcd.config, upcd_run_mode(&upcd.options), NULL, 0, &upcd.runs);
 	upcd.nr_runs = upcd.config.nr_scopes;
