@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # daemon.sh [UPCD UPCC] - upcd and upcc as programs: options, exit codes,
 # config refusal, the event loop (sd_notify READY/WATCHDOG/STOPPING, SIGHUP
-# reload keeping the old config on error, SIGTERM), the report files.
-# Every upcd here is a --dry-run except one --once on a tree of files this
+# reload keeping the old config on error, SIGTERM), the report files, the
+# state file's lock (one upcd a state file), upcc status' exit codes and
+# where it finds the state.  Every upcd here is a --dry-run except one --once on a tree of files this
 # script creates: nothing global is touched.  Ends on "N passed, N failed".
 set -u
 upcd=${1:-${UPCD:?}}
