@@ -2,6 +2,7 @@
 /*
  * log.c - stderr logging with journald priorities; see log.h.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,11 +12,13 @@
 
 static bool log_prefix_priority;
 static bool log_verbose;
+static const char *log_name;	/* NULL before upcc_log_init: the executable's */
 
-void upcc_log_init(bool verbose)
+void upcc_log_init(const char *name, bool verbose)
 {
 	log_prefix_priority = getenv("JOURNAL_STREAM") != NULL;
 	log_verbose = verbose;
+	log_name = name;
 }
 
 void upcc_log(int priority, const char *format, ...)
@@ -34,5 +37,6 @@ void upcc_log(int priority, const char *format, ...)
 	if (log_prefix_priority)
 		fprintf(stderr, "<%d>%s\n", priority, line);
 	else
-		fprintf(stderr, "upcd: %s\n", line);
+		fprintf(stderr, "%s: %s\n", log_name ? log_name : program_invocation_short_name,
+			line);
 }

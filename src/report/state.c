@@ -156,11 +156,25 @@ bool upcc_state_daemon_alive(const struct upcc_state_header *header)
 	return !header->start_time || start == header->start_time;
 }
 
+bool upcc_state_stale(const struct upcc_state_header *header, long long now)
+{
+	uint64_t heartbeats_s, age;
+
+	if (!header->heartbeat_ms || now <= header->updated)
+		return false;	/* no promise; or written "later": the clock went back */
+	heartbeats_s = upcc_mul_saturating(header->heartbeat_ms / 1000 +
+					   (header->heartbeat_ms % 1000 != 0),
+					   UPCC_STATE_STALE_HEARTBEATS);
+	age = (uint64_t)now - (uint64_t)header->updated;
+	return age > heartbeats_s && age - heartbeats_s > UPCC_STATE_STALE_SLACK_S;
+}
+
 struct state_format {
 	const struct upcc_scope_run *runs;
 	size_t nr_runs;
 	uint64_t page_size;
 	bool dry_run;
+	uint64_t heartbeat_ms;
 	const struct upcc_compact *compact;
 };
 
@@ -170,12 +184,13 @@ static int format_state(FILE *out, void *ctx)
 	const struct upcc_compact none = { 0 }, *compact = f->compact ? f->compact : &none;
 
 	fprintf(out, "{\"version\":%d,\"page_size\":%" PRIu64 ",\"daemon\":{\"pid\":%ld"
-		",\"start_time\":%llu,\"updated\":%lld,\"dry_run\":%s,\"running\":true"
+		",\"start_time\":%llu,\"updated\":%lld,\"heartbeat_ms\":%" PRIu64
+		",\"dry_run\":%s,\"running\":true,\"stale\":false"
 		",\"compaction_enabled\":%s,\"compactions_total\":%" PRIu64
 		",\"compaction_cpu_usec_total\":%" PRIu64 "},"
 		"\"scopes\":[\n",
 		UPCC_STATE_VERSION, f->page_size, (long)getpid(), upcc_state_start_time(),
-		(long long)time(NULL), f->dry_run ? "true" : "false",
+		(long long)time(NULL), f->heartbeat_ms, f->dry_run ? "true" : "false",
 		compact->enabled ? "true" : "false", compact->runs_total, compact->cpu_usec_total);
 	for (size_t i = 0; i < f->nr_runs; i++) {
 		struct upcc_state_scope scope;
@@ -189,18 +204,19 @@ static int format_state(FILE *out, void *ctx)
 }
 
 int upcc_state_format(FILE *out, const struct upcc_scope_run *runs, size_t nr_runs,
-		      uint64_t page_size, bool dry_run, const struct upcc_compact *compact)
+		      uint64_t page_size, bool dry_run, uint64_t heartbeat_ms,
+		      const struct upcc_compact *compact)
 {
-	struct state_format f = { runs, nr_runs, page_size, dry_run, compact };
+	struct state_format f = { runs, nr_runs, page_size, dry_run, heartbeat_ms, compact };
 
 	return format_state(out, &f);
 }
 
 int upcc_state_write(const char *path, const struct upcc_scope_run *runs, size_t nr_runs,
-		     uint64_t page_size, bool dry_run, const struct upcc_compact *compact,
-		     char *why, size_t why_len)
+		     uint64_t page_size, bool dry_run, uint64_t heartbeat_ms,
+		     const struct upcc_compact *compact, char *why, size_t why_len)
 {
-	struct state_format f = { runs, nr_runs, page_size, dry_run, compact };
+	struct state_format f = { runs, nr_runs, page_size, dry_run, heartbeat_ms, compact };
 
 	return upcc_atomic_write_formatted(path, UPCC_ATOMIC_MKDIR, format_state, &f,
 					   why, why_len);
@@ -312,6 +328,7 @@ static int parse_root(json_object *root, struct upcc_state_header *header,
 	header->pid = (long)json_object_get_int64(field(daemon, "pid", json_type_int));
 	header->start_time = get_u64(daemon, "start_time");
 	header->updated = (long long)json_object_get_int64(field(daemon, "updated", json_type_int));
+	header->heartbeat_ms = get_u64(daemon, "heartbeat_ms");
 	header->dry_run = get_bool(daemon, "dry_run");
 	header->compaction_enabled = get_bool(daemon, "compaction_enabled");
 	header->compactions_total = get_u64(daemon, "compactions_total");

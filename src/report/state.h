@@ -6,9 +6,9 @@
  *
  * Schema version 2:
  *   {"version":2,"page_size":N,
- *    "daemon":{"pid":N,"start_time":TICKS,"updated":EPOCH_S,"dry_run":B,
- *              "running":B,"compaction_enabled":B,"compactions_total":N,
- *              "compaction_cpu_usec_total":N},
+ *    "daemon":{"pid":N,"start_time":TICKS,"updated":EPOCH_S,"heartbeat_ms":N,
+ *              "dry_run":B,"running":B,"stale":B,"compaction_enabled":B,
+ *              "compactions_total":N,"compaction_cpu_usec_total":N},
  *    "scopes":[
  *    {"name":S,"kind":S,"node":N,"path":S,"backend":S,"backend_ready":B,
  *     "backend_why":S,"reclaiming":B,
@@ -18,8 +18,12 @@
  *     "reclaimed_pages_total","reclaimed_bytes_total","actions_total",
  *     "action_errors_total","action_usec_total","refused_steps_total"}
  *    ]}
- * "running" is true as written (the writer runs); upcc status --json says
- * whether the process pid/start_time still runs (upcc_state_daemon_alive).
+ * "running" is true and "stale" false as written (the writer runs); upcc
+ * status --json says whether the process pid/start_time still runs
+ * (upcc_state_daemon_alive) and whether it missed its heartbeats
+ * (upcc_state_stale).  "heartbeat_ms" is the writer's promise: it rewrites
+ * the file at least this often; 0 (a --once run, an older upcd) promises
+ * nothing.
  * Every page count is labelled _pages and has a _bytes twin (saturating).
  * The writer puts each scope on a line of its own; the reader (json-c)
  * takes any JSON layout.  New keys may be added within a version; a
@@ -37,6 +41,14 @@
 #include "control/control.h"
 
 #define UPCC_STATE_VERSION	2
+
+/*
+ * A running daemon's state is stale once it is older than this many
+ * heartbeats, plus the slack: room for a slow round (a big tree's walk)
+ * and a small step of the wall clock, which "updated" is in.
+ */
+#define UPCC_STATE_STALE_HEARTBEATS	3
+#define UPCC_STATE_STALE_SLACK_S	10
 
 /* One scope, as the state file and `upcc status --json` give it. */
 struct upcc_state_scope {
@@ -72,6 +84,7 @@ struct upcc_state_header {
 	long pid;
 	unsigned long long start_time;	/* /proc/PID/stat starttime: clock ticks after boot */
 	long long updated;		/* seconds since the epoch */
+	uint64_t heartbeat_ms;		/* rewritten at least this often; 0: no promise */
 	bool dry_run;
 	uint64_t page_size;
 	bool compaction_enabled;	/* compact.h: a reporting balloon */
@@ -101,9 +114,21 @@ unsigned long long upcc_state_start_time(void);
  */
 bool upcc_state_daemon_alive(const struct upcc_state_header *header);
 
-/* @compact: the daemon's compaction, or NULL (reported as off). */
+/*
+ * Has the writer of @header missed its heartbeats: at @now (epoch
+ * seconds), is "updated" older than UPCC_STATE_STALE_HEARTBEATS of them
+ * plus UPCC_STATE_STALE_SLACK_S?  A daemon alive but stale is stuck (or
+ * stopped); a state with no heartbeat is never stale by its age.
+ */
+bool upcc_state_stale(const struct upcc_state_header *header, long long now);
+
+/*
+ * @heartbeat_ms: how often at least the writer rewrites the file (0: no
+ * promise); @compact: the daemon's compaction, or NULL (reported as off).
+ */
 int upcc_state_format(FILE *out, const struct upcc_scope_run *runs, size_t nr_runs,
-		      uint64_t page_size, bool dry_run, const struct upcc_compact *compact);
+		      uint64_t page_size, bool dry_run, uint64_t heartbeat_ms,
+		      const struct upcc_compact *compact);
 /*
  * Write the state to @path (lib/atomicfile.h: no symbolic link on the way,
  * a directory only root or we may change), making its directory (0755,
@@ -111,8 +136,8 @@ int upcc_state_format(FILE *out, const struct upcc_scope_run *runs, size_t nr_ru
  * (@why_len bytes, may be NULL) says why for the log.
  */
 int upcc_state_write(const char *path, const struct upcc_scope_run *runs, size_t nr_runs,
-		     uint64_t page_size, bool dry_run, const struct upcc_compact *compact,
-		     char *why, size_t why_len);
+		     uint64_t page_size, bool dry_run, uint64_t heartbeat_ms,
+		     const struct upcc_compact *compact, char *why, size_t why_len);
 
 /*
  * Read a state file; fills up to @max scopes.  0, or a negative errno:

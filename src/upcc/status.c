@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/common.h"
 #include "core/config.h"
@@ -36,21 +37,26 @@ struct status_row {
 static void status_usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: upcc status [--json] [--bytes] [--state FILE]\n"
+		"Usage: upcc status [--json] [--bytes] [--state FILE | --config FILE]\n"
 		"Measure every scope now and show its memory, file LRU, mapped, unmapped\n"
 		"(file LRU - mapped), dirty (dirty + writeback: what no backend can drop\n"
 		"until it is written), target and trigger, as sizes (Ki, Mi, Gi: powers\n"
 		"of 1024); plus the backend upcd chose and why, and how much it\n"
-		"reclaimed so far.  The scopes are the running daemon's (its state file's\n"
-		"pid and start time are checked); without a running daemon, the system\n"
-		"and each NUMA node with the default target.\n\n"
+		"reclaimed so far.  The scopes are the daemon's (its state file's pid\n"
+		"and start time are checked); without a state file, the system and each\n"
+		"NUMA node with the default target.\n\n"
 		"  --json         the state file's JSON (pages as *_pages, with *_bytes)\n"
 		"  --bytes        exact byte counts instead of sizes\n"
-		"  --state FILE   upcd's state file (default " UPCC_DEFAULT_STATE_PATH ");\n"
-		"                 a FILE named here must be readable\n"
+		"  --state FILE   upcd's state file; a FILE named here must be readable\n"
+		"  --config FILE  where to find it without --state: the config's\n"
+		"                 \"state =\" (default " UPCC_DEFAULT_CONFIG_PATH ", if\n"
+		"                 present; else " UPCC_DEFAULT_STATE_PATH ")\n"
 		"  -h, --help     this help\n\n"
-		"Exit codes: 0 ok; 1 a scope could not be measured, or the --state FILE\n"
-		"cannot be read; 2 bad usage.\n");
+		"Exit codes: 0 upcd runs and every scope was measured; 1 a scope could\n"
+		"not be measured, or the --state FILE cannot be read; 2 bad usage, or\n"
+		"the --config FILE cannot be read; 3 upcd is not running (no state\n"
+		"file, its pid is gone) or its state is stale (not rewritten for 3\n"
+		"heartbeats + 10 s): 3 wins over 1.\n");
 }
 
 static void human_bytes(char *buffer, size_t size, uint64_t pages, uint64_t page_size, bool exact)
@@ -62,6 +68,7 @@ static void human_bytes(char *buffer, size_t size, uint64_t pages, uint64_t page
 enum daemon_state {
 	DAEMON_NONE,		/* no state file (or unreadable default one) */
 	DAEMON_RUNNING,		/* its pid runs, with the recorded start time */
+	DAEMON_STALE,		/* it runs, but missed its heartbeats (stopped, stuck) */
 	DAEMON_GONE,		/* a stale state: that process is not running */
 };
 
@@ -147,6 +154,7 @@ static void print_daemon_line(const struct upcc_state_header *header, enum daemo
 			      const char *state_path)
 {
 	long long age = (long long)time(NULL) - header->updated;
+	uint64_t heartbeat_s = header->heartbeat_ms / 1000 + (header->heartbeat_ms % 1000 != 0);
 
 	switch (daemon) {
 	case DAEMON_RUNNING:
@@ -159,6 +167,12 @@ static void print_daemon_line(const struct upcc_state_header *header, enum daemo
 			       " compactions, %.1f ms of CPU\n", header->compactions_total,
 			       (double)header->compaction_cpu_usec_total / 1000.0);
 		break;
+	case DAEMON_STALE:
+		printf("upcd: stale (pid %ld runs, but its state ", header->pid);
+		upcc_fputs_printable(state_path, stdout);
+		printf(" was last updated %llds ago, promised every %" PRIu64 "s); its scopes measured now\n",
+		       age, heartbeat_s);
+		break;
 	case DAEMON_GONE:
 		printf("upcd: not running (stale state ");
 		upcc_fputs_printable(state_path, stdout);
@@ -166,9 +180,12 @@ static void print_daemon_line(const struct upcc_state_header *header, enum daemo
 		       header->pid, age);
 		break;
 	case DAEMON_NONE:
-		printf("upcd: no state file at ");
+		/* "upcd:" names what the line is about: upcc's own messages,
+		 * on stderr, say "upcc status:".
+		 */
+		printf("upcd: not running (no state file at ");
 		upcc_fputs_printable(state_path, stdout);
-		puts(" (daemon not running?); defaults shown");
+		puts("); defaults shown");
 		break;
 	}
 }
@@ -295,12 +312,14 @@ static void print_json(const struct status_row *rows, size_t nr_rows,
 	printf("{\"version\":%d,\"page_size\":%" PRIu64 ",\"daemon\":", UPCC_STATE_VERSION,
 	       page_size);
 	if (daemon != DAEMON_NONE)
-		printf("{\"pid\":%ld,\"start_time\":%llu,\"updated\":%lld,\"dry_run\":%s"
-		       ",\"running\":%s,\"compaction_enabled\":%s,\"compactions_total\":%" PRIu64
+		printf("{\"pid\":%ld,\"start_time\":%llu,\"updated\":%lld,\"heartbeat_ms\":%" PRIu64
+		       ",\"dry_run\":%s,\"running\":%s,\"stale\":%s"
+		       ",\"compaction_enabled\":%s,\"compactions_total\":%" PRIu64
 		       ",\"compaction_cpu_usec_total\":%" PRIu64 "}",
-		       header->pid, header->start_time, header->updated,
+		       header->pid, header->start_time, header->updated, header->heartbeat_ms,
 		       header->dry_run ? "true" : "false",
-		       daemon == DAEMON_RUNNING ? "true" : "false",
+		       daemon == DAEMON_RUNNING || daemon == DAEMON_STALE ? "true" : "false",
+		       daemon == DAEMON_STALE ? "true" : "false",
 		       header->compaction_enabled ? "true" : "false", header->compactions_total,
 		       header->compaction_cpu_usec_total);
 	else
@@ -314,22 +333,78 @@ static void print_json(const struct status_row *rows, size_t nr_rows,
 	fputs("]}\n", stdout);
 }
 
+static void state_read_error(const char *state_path, int err)
+{
+	fputs("upcc status: cannot read state file ", stderr);
+	upcc_fputs_printable(state_path, stderr);
+	fprintf(stderr, ": %s\n", err == -ENOENT ? "no such file (is upcd running with --state "
+		"naming it?)" : err == -EINVAL ? "not an upcd state file (version 2)"
+		: strerror(-err));
+}
+
+/*
+ * Without --state: the state file upcd writes is the config file's
+ * "state =", from the file upcd reads (--config FILE, else the default
+ * one if it exists), parsed by upcd's own parser.  A named config that
+ * cannot be used is an error (2).  The default one, broken, is only a
+ * warning: upcd keeps running on its last good config after a reload
+ * refuses a bad file, and status must still show it.
+ */
+static int find_state_path(const char *config_path, char *state_path, size_t size)
+{
+	const char *path = config_path ? config_path : UPCC_DEFAULT_CONFIG_PATH;
+	struct upcc_config config;
+	char error[512] = "";
+	int err;
+
+	snprintf(state_path, size, "%s", UPCC_DEFAULT_STATE_PATH);
+	if (!config_path && access(path, F_OK) != 0)
+		return 0;
+	upcc_config_init(&config);
+	err = upcc_config_load(path, &config, error, sizeof(error));
+	if (!err)
+		snprintf(state_path, size, "%s", config.state_path);
+	upcc_config_free(&config);
+	if (err && config_path) {
+		fputs("upcc status: ", stderr);
+		upcc_fputs_printable(error, stderr);
+		fputc('\n', stderr);
+		return UPCC_EXIT_USAGE;
+	}
+	if (err) {
+		fputs("upcc status: ", stderr);
+		upcc_fputs_printable(error, stderr);
+		fprintf(stderr, "; looking for the state file at %s\n", state_path);
+	}
+	return 0;
+}
+
+/* The state's daemon: gone, running, or running but no longer reporting. */
+static enum daemon_state daemon_state(const struct upcc_state_header *header)
+{
+	if (!upcc_state_daemon_alive(header))
+		return DAEMON_GONE;
+	return upcc_state_stale(header, (long long)time(NULL)) ? DAEMON_STALE : DAEMON_RUNNING;
+}
+
 int upcc_status_main(int argc, char **argv)
 {
 	static const struct option long_options[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "bytes", no_argument, NULL, 'b' },
 		{ "state", required_argument, NULL, 's' },
+		{ "config", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct upcc_state_scope daemon_scopes[UPCC_MAX_SCOPES];
 	static struct status_row rows[MAX_STATUS_SCOPES];
-	const char *state_path = UPCC_DEFAULT_STATE_PATH;
+	static char found_state[PATH_MAX];
+	const char *state_path = NULL, *config_path = NULL;
 	struct upcc_state_header header = { 0 };
 	uint64_t page_size = upcc_page_size();
 	size_t nr_daemon = 0, nr_rows = 0;
-	bool json = false, exact = false, named = false;
+	bool json = false, exact = false, named;
 	enum daemon_state daemon = DAEMON_NONE;
 	int opt, failures, err;
 
@@ -337,7 +412,8 @@ int upcc_status_main(int argc, char **argv)
 		switch (opt) {
 		case 'j': json = true; break;
 		case 'b': exact = true; break;
-		case 's': state_path = optarg; named = true; break;
+		case 's': state_path = optarg; break;
+		case 'c': config_path = optarg; break;
 		case 'h': status_usage(stdout); return 0;
 		default: status_usage(stderr); return UPCC_EXIT_USAGE;
 		}
@@ -346,18 +422,24 @@ int upcc_status_main(int argc, char **argv)
 		fprintf(stderr, "upcc status: unexpected argument \"%s\"\n", argv[optind]);
 		return UPCC_EXIT_USAGE;
 	}
+	named = state_path != NULL;
+	if (!named) {
+		err = find_state_path(config_path, found_state, sizeof(found_state));
+		if (err)
+			return err;
+		state_path = found_state;
+	}
 	err = upcc_state_read(state_path, &header, daemon_scopes, UPCC_MAX_SCOPES, &nr_daemon);
 	if (err && named) {
 		/* A file asked for by name is never silently replaced by defaults. */
-		fputs("upcc status: cannot read state file ", stderr);
-		upcc_fputs_printable(state_path, stderr);
-		fprintf(stderr, ": %s\n", err == -ENOENT ? "no such file (is upcd running with --state "
-			"naming it?)" : err == -EINVAL ? "not an upcd state file (version 2)"
-			: strerror(-err));
+		state_read_error(state_path, err);
 		return UPCC_EXIT_FAILURE;
 	}
+	/* Absent is "not running"; anything else is worth a word. */
+	if (err && err != -ENOENT)
+		state_read_error(state_path, err);
 	if (!err)
-		daemon = upcc_state_daemon_alive(&header) ? DAEMON_RUNNING : DAEMON_GONE;
+		daemon = daemon_state(&header);
 	if (daemon != DAEMON_NONE && nr_daemon)
 		daemon_rows(rows, &nr_rows, daemon_scopes, nr_daemon);
 	else
@@ -367,5 +449,8 @@ int upcc_status_main(int argc, char **argv)
 		print_json(rows, nr_rows, &header, daemon, page_size);
 	else
 		print_table(rows, nr_rows, &header, daemon, state_path, page_size, exact);
+	/* A health check asks first whether upcd is at work: 3 wins over 1. */
+	if (daemon != DAEMON_RUNNING)
+		return UPCC_EXIT_NOT_RUNNING;
 	return failures ? UPCC_EXIT_FAILURE : 0;
 }

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * status.h - `upcc status [--json] [--bytes] [--state FILE]`: per scope,
- * memory, file LRU, mapped, unmapped, dirty, target, trigger, backend and
- * what upcd reclaimed, from a live sample beside the daemon's state file.
+ * status.h - `upcc status [--json] [--bytes] [--state FILE | --config FILE]`:
+ * per scope, memory, file LRU, mapped, unmapped, dirty, target, trigger,
+ * backend and what upcd reclaimed, from a live sample beside the daemon's
+ * state file (--state, else the config file's "state =").
  *
- * Exit codes: 0 ok; 1 a scope could not be measured or a state file named
- * with --state could not be read; 2 bad usage.
+ * Exit codes: 0 upcd runs and every scope was measured; 1 a scope could
+ * not be measured or a state file named with --state could not be read;
+ * 2 bad usage, or a --config FILE that cannot be used; 3 upcd is not
+ * running or its state is stale (3 wins over 1: a health check's answer).
  */
 #ifndef UPCC_STATUS_H
 #define UPCC_STATUS_H

@@ -2,15 +2,17 @@
 /*
  * upcc - the command line side of unmapped page cache control.
  *
- *   upcc status [--json] [--bytes] [--state FILE]
+ *   upcc status [--json] [--bytes] [--state FILE | --config FILE]
  *                               per scope: memory, file LRU, mapped, unmapped,
- *                               dirty, target, trigger, backend, reclaimed
+ *                               dirty, target, trigger, backend, reclaimed;
+ *                               whether upcd runs
  *   upcc files [PATH] [--top N]  cached files and resident pages
  *   upcc evict PATH...           drop files' clean unmapped pages
  * Sizes for people are upcc_size_format()'s (free -h style); --bytes
  * prints exact bytes; pages appear only in --json, as *_pages.
  *
- * Exit codes: 0 ok; 1 a measurement or action failed; 2 bad usage.
+ * Exit codes: 0 ok; 1 a measurement or action failed; 2 bad usage;
+ * 3 (status) upcd is not running or its state is stale.
  */
 #include <stdio.h>
 #include <string.h>
@@ -18,6 +20,7 @@
 #include "core/common.h"
 #include "evictcmd.h"
 #include "files.h"
+#include "lib/log.h"
 #include "status.h"
 
 static void usage(FILE *out)
@@ -27,19 +30,37 @@ static void usage(FILE *out)
 		"Unmapped page cache control: show and act on the page cache.\n\n"
 		"Commands:\n"
 		"  status [--state FILE]   per-scope memory, unmapped and dirty cache, target,\n"
-		"                          backend and what upcd reclaimed so far\n"
+		"                          backend and what upcd reclaimed so far; whether\n"
+		"                          upcd runs (the config's state =, or --state FILE)\n"
 		"  files [PATH]            cached files and their resident pages\n"
 		"  evict PATH...           drop files' clean, unmapped cached pages\n"
 		"  help                    this help\n\n"
 		"Every command takes --json (machine-readable, pages as *_pages and\n"
 		"*_bytes) and --bytes (exact byte counts instead of 1.5Gi).\n"
 		"Run \"upcc COMMAND --help\" for a command's options.\n"
-		"Exit codes: 0 ok; 1 a measurement or action failed; 2 bad usage.\n");
+		"Exit codes: 0 ok; 1 a measurement or action failed; 2 bad usage;\n"
+		"3 (status) upcd is not running or its state is stale.\n");
 }
+
+static char status_name[] = "upcc status", files_name[] = "upcc files",
+	    evict_name[] = "upcc evict";
+
+static const struct {
+	const char *name;
+	char *prog_name;
+	int (*main)(int argc, char **argv);
+} commands[] = {
+	{ "status", status_name, upcc_status_main },
+	{ "files", files_name, upcc_files_main },
+	{ "evict", evict_name, upcc_evict_main },
+};
 
 int main(int argc, char **argv)
 {
 	const char *command = argc > 1 ? argv[1] : NULL;
+
+	/* A line a lower floor logs from upcc says upcc, not upcd. */
+	upcc_log_init("upcc", false);
 
 	if (!command || strcmp(command, "--help") == 0 || strcmp(command, "-h") == 0 ||
 	    strcmp(command, "help") == 0) {
@@ -50,17 +71,16 @@ int main(int argc, char **argv)
 		printf("upcc %s\n", UPCC_VERSION);
 		return 0;
 	}
-	/* Each command parses its own options, with argv[0] = the command. */
-	if (strcmp(command, "status") == 0) {
-		static char status_name[] = "upcc status";	/* getopt's messages */
-
-		argv[1] = status_name;
-		return upcc_status_main(argc - 1, argv + 1);
+	/* Each command parses its own options, with argv[0] = "upcc COMMAND":
+	 * getopt names argv[0] in its messages, and a bare "files:" does not
+	 * say which program spoke.
+	 */
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(command, commands[i].name) == 0) {
+			argv[1] = commands[i].prog_name;
+			return commands[i].main(argc - 1, argv + 1);
+		}
 	}
-	if (strcmp(command, "files") == 0)
-		return upcc_files_main(argc - 1, argv + 1);
-	if (strcmp(command, "evict") == 0)
-		return upcc_evict_main(argc - 1, argv + 1);
 	fprintf(stderr, "upcc: unknown command \"%s\"\n", command);
 	usage(stderr);
 	return UPCC_EXIT_USAGE;

@@ -43,8 +43,9 @@ static void usage(FILE *out)
 		"  -v, --verbose        also log every step and idle tick (debug)\n"
 		"  -h, --help           this help\n"
 		"  -V, --version        version\n\n"
-		"Exit codes: 0 ok; 1 runtime error (a report not written, no usable backend);\n"
-		"2 bad usage or config;\n"
+		"Exit codes: 0 ok; 1 runtime error (a report not written, no usable backend,\n"
+		"another upcd on the state file: FILE.lock);\n"
+		"2 bad usage or config (also a state FILE.lock that cannot be made);\n"
 		"3 (--once) a scope is still above its target and nothing more could be reclaimed.\n");
 }
 

@@ -20,6 +20,7 @@
 #include "core/common.h"
 #include "daemon.h"
 #include "lib/log.h"
+#include "lock.h"
 #include "sys/measure.h"
 #include "report/metrics.h"
 #include "lib/notify.h"
@@ -33,6 +34,26 @@
 /* Between rounds the reports are rewritten at least this often. */
 #define REPORT_HEARTBEAT_USEC	(60ull * 1000 * 1000)
 
+/* The tick's period: --tick, never longer than the interval. */
+static uint64_t tick_usec(const struct upcd *upcd)
+{
+	uint64_t tick = upcd->config.tick_ms;
+
+	return (tick < upcd->config.interval_ms ? tick : upcd->config.interval_ms) * 1000;
+}
+
+/*
+ * The state file's heartbeat (state.h): the daemon rewrites it at the
+ * first tick a heartbeat after the last write, so at least every
+ * heartbeat plus a tick; upcc status calls it stale after missing a few.
+ * --once exits after its write and promises nothing.
+ */
+static uint64_t state_heartbeat_ms(const struct upcd *upcd)
+{
+	if (upcd->options.once)
+		return 0;
+	return (REPORT_HEARTBEAT_USEC + tick_usec(upcd)) / 1000;
+}
 
 /*
  * The state's directory (/run/upcc) is made if missing (state.h); a path
@@ -48,8 +69,8 @@ static void write_reports(struct upcd *upcd)
 	upcd->reports_failed = false;
 	if (config->state_path[0]) {
 		err = upcc_state_write(config->state_path, upcd->runs, upcd->nr_runs,
-				       upcd->page_size, upcd->options.dry_run, &upcd->compact,
-				       why, sizeof(why));
+				       upcd->page_size, upcd->options.dry_run,
+				       state_heartbeat_ms(upcd), &upcd->compact, why, sizeof(why));
 		if (err && !upcd->state_warned)
 			upcc_log(LOG_WARNING, "cannot write state %s: %s", config->state_path, why);
 		upcd->state_warned = err != 0;
@@ -216,14 +237,6 @@ static void daemon_tick(struct upcd *upcd)
 	}
 }
 
-/* The tick's period: --tick, never longer than the interval. */
-static uint64_t tick_usec(const struct upcd *upcd)
-{
-	uint64_t tick = upcd->config.tick_ms;
-
-	return (tick < upcd->config.interval_ms ? tick : upcd->config.interval_ms) * 1000;
-}
-
 /* --once: one round with no time budget (the step bound still holds). */
 static int serve_once(struct upcd *upcd)
 {
@@ -298,16 +311,26 @@ static bool pace_check(void *ctx)
 	       sigismember(&pending, SIGHUP) == 1;
 }
 
-/* SIGHUP: a new config replaces the old only if it parses and its backends work. */
+/*
+ * SIGHUP: a new config replaces the old only if it parses, its state file
+ * is not another upcd's (a new state = moves the lock, lock.h) and its
+ * backends work.
+ */
 static void reload(struct upcd *upcd)
 {
 	struct upcc_config new_config, old_config = upcd->config;
 	struct upcc_scope_run *new_runs = NULL;
-	int err;
+	int err, new_lock = -1;
 
 	upcc_notify("RELOADING=1");
 	if (upcd_build_config(&upcd->options, &new_config)) {
 		upcc_log(LOG_ERR, "reload: keeping the old configuration");
+		upcc_notify("READY=1");
+		return;
+	}
+	if (upcd_lock_state(upcd->lock_fd, new_config.state_path, &new_lock)) {
+		upcc_log(LOG_ERR, "reload: keeping the old configuration");
+		upcc_config_free(&new_config);
 		upcc_notify("READY=1");
 		return;
 	}
@@ -321,6 +344,8 @@ static void reload(struct upcd *upcd)
 			      upcd->nr_runs, &new_runs);
 	if (err) {
 		upcc_log(LOG_ERR, "reload: a scope has no backend: keeping the old configuration");
+		if (new_lock != upcd->lock_fd)
+			upcd_lock_release(new_lock);
 		upcc_runs_free(new_runs, upcd->config.nr_scopes);
 		upcc_config_free(&upcd->config);
 		upcd->config = old_config;
@@ -329,6 +354,9 @@ static void reload(struct upcd *upcd)
 	} else {
 		free(upcd->runs);
 		upcc_config_free(&old_config);
+		if (new_lock != upcd->lock_fd)
+			upcd_lock_release(upcd->lock_fd);
+		upcd->lock_fd = new_lock;
 		upcd->runs = new_runs;
 		upcd->nr_runs = upcd->config.nr_scopes;
 		memset(upcd->logs, 0, sizeof(upcd->logs));

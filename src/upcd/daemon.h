@@ -32,6 +32,7 @@ struct upcd {
 	struct upcc_compact compact;	/* under a reporting balloon only */
 	uint64_t last_report_usec;	/* the last state/metrics write, monotonic */
 	uint64_t last_report_aim;	/* the effective targets then, summed */
+	int lock_fd;			/* the state file's lock (lock.h), -1: none */
 };
 
 /* How the command line has the runs set up. */

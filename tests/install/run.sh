@@ -39,7 +39,7 @@ result "make install PREFIX=/usr DESTDIR=...: exactly the expected files" $? \
 	"rc $rc; $(diff <(echo "$want") <(echo "$got") | tr '\n' ' ')"
 
 unit=$usr/lib/systemd/system/upcd.service
-grep -q '^ExecStart=/usr/sbin/upcd ' "$unit" && ! grep -q '@SBINDIR@' "$unit" &&
+grep -qE '^ExecStart=/usr/sbin/upcd( |$)' "$unit" && ! grep -q '@SBINDIR@' "$unit" &&
 	[ -x "$usr/usr/sbin/upcd" ] && [ -x "$usr/usr/bin/upcc" ]
 result "installed unit runs the installed /usr/sbin/upcd, no placeholder left" $? \
 	"$(grep -n 'ExecStart\|@' "$unit")"
@@ -49,7 +49,7 @@ make --no-print-directory -s install BUILD="$build" PREFIX=/usr/local DESTDIR="$
 	>"$tmp/install-local.log" 2>&1
 lunit=$local_root/usr/local/lib/systemd/system/upcd.service
 [ -x "$local_root/usr/local/sbin/upcd" ] && [ -x "$local_root/usr/local/bin/upcc" ] &&
-	grep -q '^ExecStart=/usr/local/sbin/upcd ' "$lunit" &&
+	grep -qE '^ExecStart=/usr/local/sbin/upcd( |$)' "$lunit" &&
 	[ -f "$local_root/usr/local/share/man/man8/upcd.8" ] &&
 	[ -f "$local_root/etc/upcc/upcd.conf" ]
 result "PREFIX=/usr/local: programs, man pages and unit under /usr/local, its ExecStart follows" $? \

@@ -512,4 +512,65 @@ check "... and says there is nothing to reclaim" \
 check "... and drops nothing ($before_none -> $(kept_of "$mnt/data/f1") pages)" \
 	test "$(kept_of "$mnt/data/f1")" -eq "$before_none"
 
+# Issue 31 (L1): the state file's lock follows a reload.  A daemon whose
+# config moves state = from A to B frees A's lock for another upcd and
+# holds B's; a reload onto a state file another upcd holds keeps the old
+# configuration.  (The daemon acts on an empty tree of its own; the
+# others are dry runs.)
+lock_state_pid() { grep -o '"pid":[0-9]*' "$1" 2>/dev/null | head -n 1 | cut -d: -f2; }
+lock_owned_by() { [ "$(lock_state_pid "$1")" = "$2" ]; }
+wait_until() {	# wait_until SECONDS COMMAND...
+	local i
+	for i in $(seq $(($1 * 10))); do "${@:2}" && return 0; sleep 0.1; done
+	return 1
+}
+mkdir -p "$work/lockscope"
+lock_conf() {	# lock_conf STATE: the daemon's config, state = STATE
+	printf 'state = %s\ninterval = 200ms\n[scope l]\ntype = path\npath = %s\nbackend = fadvise\n' \
+		"$1" "$work/lockscope" >"$work/lock.conf.new"
+	mv "$work/lock.conf.new" "$work/lock.conf"
+}
+lock_conf "$work/lockA.json"
+"$UPCD_HOOKED" --config "$work/lock.conf" >"$work/upcd6.log" 2>&1 &
+daemon=$!
+pids+=("$daemon")
+check "one upcd a state file: the daemon writes its config's state A" \
+	wait_until 10 lock_owned_by "$work/lockA.json" "$daemon"
+"$UPCD" --once --dry-run --scope "path:$work/lockscope" --state "$work/lockA.json" \
+	>"$work/lock1.log" 2>&1
+rc=$?
+check "... a second upcd on A is refused (rc=$rc), naming the daemon" \
+	eval '[ $rc -eq 1 ] && grep -qF "pid $daemon " "$work/lock1.log"'
+lock_conf "$work/lockB.json"
+kill -HUP "$daemon"
+check "... SIGHUP with state = B: the daemon writes B" \
+	wait_until 10 lock_owned_by "$work/lockB.json" "$daemon"
+"$UPCD" --once --dry-run --scope "path:$work/lockscope" --state "$work/lockA.json" \
+	>"$work/lock2.log" 2>&1
+rc=$?
+check "... A is free again (rc=$rc)" test "$rc" -eq 0
+"$UPCD" --once --dry-run --scope "path:$work/lockscope" --state "$work/lockB.json" \
+	>"$work/lock3.log" 2>&1
+rc=$?
+check "... B is the daemon's (rc=$rc)" eval '[ $rc -eq 1 ] && grep -qF "pid $daemon " "$work/lock3.log"'
+"$UPCD" --dry-run --scope "path:$work/lockscope" --interval 200ms --state "$work/lockC.json" \
+	>"$work/lock4.log" 2>&1 &
+other=$!
+pids+=("$other")
+wait_until 10 lock_owned_by "$work/lockC.json" "$other"
+lock_conf "$work/lockC.json"
+kill -HUP "$daemon"
+check "... a reload onto C, another upcd's, is refused" \
+	wait_log "$work/upcd6.log" "reload: keeping the old configuration"
+check "... naming that upcd" grep -qF "pid $other " "$work/upcd6.log"
+b_updated() { grep -o '"updated":[0-9]*' "$work/lockB.json" | cut -d: -f2; }
+b_before=$(b_updated)
+b_newer() { [ "$(b_updated)" -gt "$b_before" ] && lock_owned_by "$work/lockB.json" "$daemon"; }
+check "... and the daemon keeps writing B" wait_until 10 b_newer
+kill -TERM "$daemon" "$other"
+wait "$daemon"
+rc=$?
+wait "$other"
+check "... SIGTERM stops it cleanly (rc=$rc)" test "$rc" -eq 0
+
 finish

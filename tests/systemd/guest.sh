@@ -72,6 +72,14 @@ result "sd_notify STATUS= reaches systemd (\"$status_text\")" $?
 upcc status >/tmp/status.txt 2>&1 && grep -q '^system ' /tmp/status.txt &&
 	grep -q "pid $(prop MainPID)" /tmp/status.txt
 result "upcc status shows the running daemon's system scope" $? "$(cat /tmp/status.txt)"
+# Issue 31: a "upcd -v" by hand beside the service reads the same upcd.conf,
+# so the same state file: it is refused, naming the service's pid, and
+# the service runs on.
+timeout 20 /usr/sbin/upcd -v >/tmp/second.log 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -qF "pid $(prop MainPID) (upcd) holds its lock /run/upcc/state.json.lock" /tmp/second.log &&
+	is_active
+result "a second upcd by hand is refused (exit $rc), naming the service's pid" $? "$(cat /tmp/second.log)"
 
 # --- metrics in Debian's textfile collector directory ---------------------------
 cat >/etc/upcc/upcd.conf <<'CONF'

@@ -110,7 +110,8 @@ static void test_watchdog_env(void **state)
 }
 
 /* Run upcc_log with stderr sent to a file; return what it wrote. */
-static char *capture_log(bool journal, bool verbose, int priority, const char *message)
+static char *capture_log(const char *name, bool journal, bool verbose, int priority,
+			 const char *message)
 {
 	char path[] = "/tmp/upcc-log-XXXXXX", *text = NULL;
 	int saved = dup(STDERR_FILENO), fd = mkstemp(path);
@@ -120,7 +121,7 @@ static char *capture_log(bool journal, bool verbose, int priority, const char *m
 		setenv("JOURNAL_STREAM", "8:1234", 1);
 	else
 		unsetenv("JOURNAL_STREAM");
-	upcc_log_init(verbose);
+	upcc_log_init(name, verbose);
 	fflush(stderr);
 	dup2(fd, STDERR_FILENO);
 	upcc_log(priority, "%s", message);
@@ -139,17 +140,31 @@ static void test_log_prefix(void **state)
 	char *text;
 
 	(void)state;
-	text = capture_log(true, false, LOG_INFO, "scope system: idle");
+	text = capture_log("upcd", true, false, LOG_INFO, "scope system: idle");
 	assert_string_equal(text, "<6>scope system: idle\n");
 	free(text);
-	text = capture_log(false, false, LOG_ERR, "cannot measure");
+	text = capture_log("upcd", false, false, LOG_ERR, "cannot measure");
 	assert_string_equal(text, "upcd: cannot measure\n");
 	free(text);
-	text = capture_log(true, false, LOG_DEBUG, "hidden");
+	text = capture_log("upcd", true, false, LOG_DEBUG, "hidden");
 	assert_string_equal(text, "");
 	free(text);
-	text = capture_log(true, true, LOG_DEBUG, "shown");
+	text = capture_log("upcd", true, true, LOG_DEBUG, "shown");
 	assert_string_equal(text, "<7>shown\n");
+	free(text);
+}
+
+/* Both programs link log.c: each line names the one that wrote it. */
+static void test_log_program_name(void **state)
+{
+	char *text;
+
+	(void)state;
+	text = capture_log("upcc", false, false, LOG_WARNING, "cannot read");
+	assert_string_equal(text, "upcc: cannot read\n");
+	free(text);
+	text = capture_log("upcd", false, false, LOG_WARNING, "cannot read");
+	assert_string_equal(text, "upcd: cannot read\n");
 	free(text);
 }
 
@@ -161,6 +176,7 @@ int main(void)
 		cmocka_unit_test(test_not_under_systemd),
 		cmocka_unit_test(test_watchdog_env),
 		cmocka_unit_test(test_log_prefix),
+		cmocka_unit_test(test_log_program_name),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

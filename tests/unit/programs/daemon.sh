@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # daemon.sh [UPCD UPCC] - upcd and upcc as programs: options, exit codes,
 # config refusal, the event loop (sd_notify READY/WATCHDOG/STOPPING, SIGHUP
-# reload keeping the old config on error, SIGTERM), the report files.
-# Every upcd here is a --dry-run except one --once on a tree of files this
+# reload keeping the old config on error, SIGTERM), the report files, the
+# state file's lock (one upcd a state file), upcc status' exit codes and
+# where it finds the state.  Every upcd here is a --dry-run except one --once on a tree of files this
 # script creates: nothing global is touched.  Ends on "N passed, N failed".
 set -u
 upcd=${1:-${UPCD:?}}
@@ -45,12 +46,14 @@ check "state file is JSON" json_ok "$tmp/state.json"
 check "metrics file has unmapped gauge" grep -q '^upcc_unmapped_bytes{scope="system"} [0-9]' "$tmp/upcc.prom"
 check "no temporary files left" test "$(ls "$tmp" | grep -c '\.tmp\.')" -eq 0
 
-check "upcc status exits 0" exit_code_is 0 "$upcc" status --state "$tmp/state.json"
+# Issue 31: the --once process is gone, so status says upcd is not
+# running, and exits 3 for a script (it was 0 whatever the daemon did).
+check "upcc status on a --once state exits 3 (upcd not running)" exit_code_is 3 "$upcc" status --state "$tmp/state.json"
 state_backend=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["scopes"][0]["backend"])' "$tmp/state.json")
 check "upcc status shows the daemon's backend ($state_backend)" grep -qE "^system .* $state_backend " "$tmp/out"
-check "upcc status --json exits 0" exit_code_is 0 "$upcc" status --json --state "$tmp/state.json"
+check "upcc status --json on a --once state exits 3" exit_code_is 3 "$upcc" status --json --state "$tmp/state.json"
 check "upcc status --json is JSON" json_ok "$tmp/out"
-check "upcc status on a --once state exits 0" exit_code_is 0 "$upcc" status --state "$tmp/state.json"
+check "upcc status on a --once state exits 3 again" exit_code_is 3 "$upcc" status --state "$tmp/state.json"
 check "upcc status: the --once process is not running (stale state)" \
 	stdout_has "upcd: not running (stale state $tmp/state.json of pid"
 running_is() { "$upcc" status --json --state "$1" |
@@ -59,7 +62,7 @@ check "upcc status --json: a --once state's daemon is not running" running_is "$
 check "upcc status --state MISSING exits 1" exit_code_is 1 "$upcc" status --state "$tmp/none.json"
 check "upcc status --state MISSING says so" stderr_has "cannot read state file $tmp/none.json: no such file"
 check "upcc status --state MISSING prints no table" test ! -s "$tmp/out"
-check "upcc status --bytes exits 0" exit_code_is 0 "$upcc" status --bytes --state "$tmp/state.json"
+check "upcc status --bytes (not running) exits 3" exit_code_is 3 "$upcc" status --bytes --state "$tmp/state.json"
 check "upcc status has a DIRTY column" grep -qE '^SCOPE +MEMORY +FILE_LRU +MAPPED +UNMAPPED +DIRTY ' "$tmp/out"
 check "upcc status --bytes prints exact bytes" grep -qE '^system +[0-9]+ +[0-9]+ ' "$tmp/out"
 
@@ -78,7 +81,56 @@ check "upcd --once with an unwritable --metrics exits 1" exit_code_is 1 "$upcd" 
 	--scope=system --metrics "$tmp/no-such-dir/upcc.prom"
 check "unwritable metrics is logged" stderr_has "cannot write metrics $tmp/no-such-dir/upcc.prom"
 check "upcc unknown command exits 2" exit_code_is 2 "$upcc" frobnicate
+# What upcc says on stderr names upcc and the command, getopt's messages
+# too (they named argv[0], a bare "files:").
+first_err_is() { head -n 1 "$tmp/err" | grep -q "^$1: "; }
+for cmd in status files evict; do
+	check "upcc $cmd --bogus exits 2" exit_code_is 2 "$upcc" "$cmd" --bogus
+	check "upcc $cmd --bogus: the message names \"upcc $cmd\"" first_err_is "upcc $cmd"
+done
 check "upcc status --help exits 0" exit_code_is 0 "$upcc" status --help
+check "upcc status --help documents exit code 3" stdout_has "3 upcd is not running"
+
+# Issue 31: upcc status reads upcd's config file for its state =, with
+# upcd's own parser; a named config that cannot be used is bad usage (2).
+check "upcc status --config MISSING exits 2" exit_code_is 2 "$upcc" status --config "$tmp/none.conf"
+check "upcc status --config MISSING says so, as upcc status" stderr_has "upcc status: $tmp/none.conf: cannot read"
+check "upcc status --config BAD exits 2" exit_code_is 2 "$upcc" status --config "$tmp/bad.conf"
+check "upcc status --config BAD names file:line" stderr_has "upcc status: $tmp/bad.conf:6: trigger"
+printf 'state = %s\n' "$tmp/nowhere.json" >"$tmp/nowhere.conf"
+check "upcc status, no state file where the config says: exits 3" exit_code_is 3 "$upcc" status --config "$tmp/nowhere.conf"
+check "upcc status, no state file: the line says not running, and where it looked" \
+	stdout_has "upcd: not running (no state file at $tmp/nowhere.json)"
+check "upcc status, no state file: nothing on stderr" test ! -s "$tmp/err"
+
+# Issue 31: a daemon that runs but stopped rewriting its state (stopped,
+# stuck) is stale after 3 heartbeats + 10 s: exit 3.  A sleep stands in
+# for the daemon: its pid and start time are what a state records.
+sleep 300 &
+fake_pid=$!
+fake_state() {	# fake_state FILE AGE_S: a state of $fake_pid written AGE_S ago, heartbeat 1 s
+	python3 - "$1" "$fake_pid" "$2" <<'PY'
+import json, sys, time
+path, pid, age = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+start = int(open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()[19])
+json.dump({"version": 2, "page_size": 4096,
+           "daemon": {"pid": pid, "start_time": start, "updated": int(time.time()) - age,
+                      "heartbeat_ms": 1000, "dry_run": True, "running": True, "stale": False},
+           "scopes": [{"name": "system", "kind": "system", "node": -1, "path": ""}]},
+          open(path, "w"))
+PY
+}
+fake_state "$tmp/fresh.json" 0
+check "upcc status on a fresh state of a live pid exits 0" exit_code_is 0 "$upcc" status --state "$tmp/fresh.json"
+fake_state "$tmp/stale.json" 60
+check "upcc status on a state 60 s old, heartbeat 1 s, exits 3" exit_code_is 3 "$upcc" status --state "$tmp/stale.json"
+check "upcc status says the daemon is stale" stdout_has "upcd: stale (pid $fake_pid runs, but its state $tmp/stale.json was last updated 60s ago, promised every 1s)"
+stale_is() { "$upcc" status --json --state "$1" |
+	python3 -c 'import json,sys; d = json.load(sys.stdin)["daemon"]; sys.exit(not (d["running"] and d["stale"] == (sys.argv[1] == "true")))' "$2"; }
+check "upcc status --json: running and stale" stale_is "$tmp/stale.json" true
+check "upcc status --json: a fresh state is not stale" stale_is "$tmp/fresh.json" false
+kill "$fake_pid"
+wait "$fake_pid" 2>/dev/null
 check "upcc no command exits 2" exit_code_is 2 "$upcc"
 
 # The event loop, under a fake systemd notify socket.
@@ -97,6 +149,11 @@ check "state written by the loop" wait_for 10 scopes_in_state 1
 check "upcc status: the live daemon is running" exit_code_is 0 "$upcc" status --state "$tmp/live.json"
 check "upcc status names the live daemon's pid" stdout_has "upcd: running, pid $daemon_pid,"
 check "upcc status --json: the live daemon is running" running_is "$tmp/live.json" true
+# Issue 31: without --state, status finds the state where upcd writes it,
+# the config file's state = (here not the default /run/upcc/state.json).
+printf 'interval = 100ms\nstate = %s\n' "$tmp/live.json" >"$tmp/status.conf"
+check "upcc status --config (state = the live daemon's) exits 0" exit_code_is 0 "$upcc" status --config "$tmp/status.conf"
+check "upcc status --config names the live daemon's pid" stdout_has "upcd: running, pid $daemon_pid,"
 printf 'interval = 100ms\n[scope one]\ntype = system\n[scope two]\ntype = system\ntarget = 64M\n' >"$tmp/live.conf"
 kill -HUP "$daemon_pid"
 check "SIGHUP reloads a good config" wait_for 10 scopes_in_state 2
@@ -113,9 +170,65 @@ wait "$daemon_pid"
 rc=$?
 daemon_pid=
 check "SIGTERM stops with exit 0" test "$rc" -eq 0
+check "upcc status --config after the daemon stopped exits 3" exit_code_is 3 "$upcc" status --config "$tmp/status.conf"
+check "upcc status --config: not running, the config's state file named" \
+	stdout_has "upcd: not running (stale state $tmp/live.json of pid"
 check "STOPPING=1 sent" wait_for 5 grep -q ' STOPPING=1$' "$tmp/notify.log"
 wait "$listener_pid" 2>/dev/null
 listener_pid=
+
+# Issue 31 (L1): one upcd a state file.  A second on the same state file
+# refuses to start, naming the first, which keeps running; once the first
+# stopped, a new one starts.  What writes no state file is never refused.
+mkdir "$tmp/lockscope"
+lock_daemon() {	# lock_daemon: a dry-run daemon on $tmp/lock.json, in the background
+	"$upcd" --dry-run --scope "path:$tmp/lockscope" --interval 100ms \
+		--state "$tmp/lock.json" 2>>"$tmp/lock-daemon.err" &
+	daemon_pid=$!
+}
+state_field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["daemon"][sys.argv[2]])' "$@" 2>/dev/null; }
+state_pid_is() { [ "$(state_field "$tmp/lock.json" pid)" = "$1" ]; }
+lock_daemon
+first_pid=$daemon_pid
+check "the first upcd writes its state" wait_for 10 state_pid_is "$first_pid"
+check "a second upcd on the same state file exits 1" exit_code_is 1 "$upcd" --dry-run \
+	--scope "path:$tmp/lockscope" --interval 100ms --state "$tmp/lock.json"
+check "the refusal names the first upcd's pid and the lock" \
+	stderr_has "state file $tmp/lock.json is in use: pid $first_pid (upcd) holds its lock $tmp/lock.json.lock"
+check "the refusal says why" stderr_has "one upcd a state file, not starting a second one"
+check "the second started nothing: no backend line" eval '! grep -q "backend" "$tmp/err"'
+check "another spelling of the same state file is refused too" exit_code_is 1 "$upcd" --dry-run \
+	--scope "path:$tmp/lockscope" --state "$tmp/./lock.json"
+check "upcd --once --dry-run --state on that state file is refused (1)" exit_code_is 1 "$upcd" \
+	--once --dry-run --scope "path:$tmp/lockscope" --state "$tmp/lock.json"
+check "upcd --check beside it is not refused" exit_code_is 0 "$upcd" --check \
+	--scope "path:$tmp/lockscope"
+check "upcd --once --dry-run beside it (no --state) is not refused" exit_code_is 0 "$upcd" \
+	--once --dry-run --scope "path:$tmp/lockscope"
+updated=$(state_field "$tmp/lock.json" updated)
+state_newer() { [ "$(state_field "$tmp/lock.json" updated)" -gt "$updated" ] && state_pid_is "$first_pid"; }
+check "the first upcd still runs" kill -0 "$first_pid"
+check "the first upcd still writes its state" wait_for 10 state_newer
+kill -TERM "$daemon_pid"
+wait "$daemon_pid"
+rc=$?
+daemon_pid=
+check "the first upcd stops with exit 0" test "$rc" -eq 0
+check "the lock file stays (removing it would race)" test -f "$tmp/lock.json.lock"
+lock_daemon
+check "after the first stopped, a new upcd starts on the state file" wait_for 10 state_pid_is "$daemon_pid"
+check "the new upcd runs" kill -0 "$daemon_pid"
+kill -TERM "$daemon_pid"
+wait "$daemon_pid"
+daemon_pid=
+# The lock's name is never followed through a symbolic link.
+ln -s "$tmp/lock-victim" "$tmp/sym.json.lock"
+# A lock that can never be taken is the state path's fault: a bad config
+# (2), which systemd does not restart in a loop.
+check "a symlink at the lock's name: upcd exits 2" exit_code_is 2 "$upcd" --once --dry-run \
+	--scope "path:$tmp/lockscope" --state "$tmp/sym.json"
+check "a symlink at the lock's name: says so" stderr_has "cannot lock $tmp/sym.json.lock for the state file $tmp/sym.json: a symbolic link, not followed"
+check "a symlink at the lock's name: its target is not made" absent "$tmp/lock-victim"
 
 # One real --once on files of our own: clean cached files come down to the target.
 mkdir "$tmp/tree"

@@ -89,7 +89,7 @@ mkdir "$tmp/esc/$esc_name.d"
 check "dry run on an escape-named path exits 0" exit_code_is 0 "$upcd" --once --dry-run \
 	--scope "path:$tmp/esc/$esc_name.d" --state "$tmp/esc.json"
 check "upcd's log has no control byte" no_control "$tmp/err"
-check "upcc status from that state exits 0" exit_code_is 0 "$upcc" status --state "$tmp/esc.json"
+check "upcc status from that state exits 3 (the --once upcd is gone)" exit_code_is 3 "$upcc" status --state "$tmp/esc.json"
 check "upcc status prints no control byte" no_control "$tmp/out"
 # Issue 32 (review 3): nor a bidi control, which would show
 # "invoice<U+202E>fdp.exe" as "invoiceexe.pdf".

@@ -30,8 +30,10 @@ check "upcd refuses a bad config" vg 2 "$upcd" --config "$tmp/bad.conf" --once -
 check "upcd --check (config, two scopes)" vg 0 "$upcd" --check --config "$tmp/good.conf"
 check "upcd --check (no usable backend)" vg 1 "$upcd" --check --backend=damon --scope "path:$tmp"
 check "upcc evict --json --dry-run" vg 0 "$upcc" evict --json --dry-run "$tmp"
-check "upcc status (daemon state)" vg 0 "$upcc" status --state "$tmp/s.json"
-check "upcc status --json (a stale state)" vg 0 "$upcc" status --json --state "$tmp/s.json"
+check "upcc status (a --once state: not running, 3)" vg 3 "$upcc" status --state "$tmp/s.json"
+check "upcc status --json (a stale state)" vg 3 "$upcc" status --json --state "$tmp/s.json"
+printf 'state = %s\n' "$tmp/s.json" >"$tmp/state.conf"
+check "upcc status --config (its state =)" vg 3 "$upcc" status --config "$tmp/state.conf"
 check "upcc status --state MISSING (an error)" vg 1 "$upcc" status --json --state "$tmp/none.json"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

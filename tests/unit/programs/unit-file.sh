@@ -17,6 +17,8 @@
 #    config file (the unit must not name one: a named config that is missing
 #    is an error), the runtime folder moved under a temporary one, run
 #    --once --dry-run;
+#  - ExecStart names no --state: the config's state = is the daemon's state
+#    file, the one upcc status finds through the same config (issue 31);
 #  - the exit code the unit does not restart on is the one upcd gives for a
 #    bad config (docs/upcd.md).
 # Ends on "N passed, N failed".
@@ -74,9 +76,14 @@ for i in "${!args[@]}"; do
 done
 "$upcd" "${args[@]}" --once --dry-run >"$tmp/run.log" 2>&1
 rc=$?
-[ $rc -eq 0 ] && [ -s "$tmp/state.json" ]
-result "upcd takes the unit's ExecStart arguments (exit $rc, state file written)" $? \
+[ $rc -eq 0 ]
+result "upcd takes the unit's ExecStart arguments (exit $rc)" $? \
 	"$(tail -n 3 "$tmp/run.log")"
+# With --state the unit wrote /run/upcc/state.json whatever upcd.conf said,
+# and upcc status, which reads upcd.conf, looked elsewhere.
+! grep -qE -- '(^| )--state([ =]|$)' <<<"$exec_start"
+result "ExecStart names no --state: upcd.conf's state = is the daemon's, as upcc status reads it" $? \
+	"$exec_start"
 
 no_restart=$(sed -n 's/^RestartPreventExitStatus=//p' "$unit")
 printf '# upcd.conf\nnot a line\n' >"$tmp/upcd.conf"

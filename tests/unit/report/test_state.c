@@ -45,11 +45,12 @@ static void test_round_trip(void **state)
 
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/state.json", dir);
-	assert_int_equal(upcc_state_write(path, runs, 2, 4096, true, &compact, NULL, 0), 0);
+	assert_int_equal(upcc_state_write(path, runs, 2, 4096, true, 60100, &compact, NULL, 0), 0);
 	assert_int_equal(upcc_state_read(path, &header, read_back, 4, &count), 0);
 	assert_int_equal(count, 2);
 	assert_int_equal(header.pid, (long)getpid());
 	assert_true(header.dry_run);
+	assert_true(header.heartbeat_ms == 60100);
 	assert_true(header.page_size == 4096);
 	/* The daemon's compaction, apart from its scopes (compact.h). */
 	assert_true(header.compaction_enabled);
@@ -259,6 +260,43 @@ static void test_daemon_alive(void **state)
 	assert_false(upcc_state_daemon_alive(&header));
 }
 
+/*
+ * Issue 31: a daemon that runs but no longer rewrites its state (stopped,
+ * stuck) is stale after three of its heartbeats plus the slack; a state
+ * that promised none (a --once run, an older upcd) never is by its age.
+ */
+static void test_stale(void **state)
+{
+	struct upcc_state_header header = { .updated = 1000000, .heartbeat_ms = 60100 };
+	struct upcc_state_scope scopes[1];
+	size_t count;
+
+	(void)state;
+	/* 3 heartbeats of 61 s (rounded up) + 10 s of slack: 193 s. */
+	assert_false(upcc_state_stale(&header, 1000000));
+	assert_false(upcc_state_stale(&header, 1000000 + 193));
+	assert_true(upcc_state_stale(&header, 1000000 + 194));
+	assert_true(upcc_state_stale(&header, 1000000 + 86400));
+	/* Written "in the future": the clock went back, not a stuck daemon. */
+	assert_false(upcc_state_stale(&header, 1000000 - 86400));
+	/* No promise: only the pid says whether the writer runs. */
+	header.heartbeat_ms = 0;
+	assert_false(upcc_state_stale(&header, 1000000 + 86400));
+	/* A heartbeat no clock reaches saturates instead of wrapping to "stale". */
+	header.heartbeat_ms = UINT64_MAX;
+	assert_false(upcc_state_stale(&header, 1000000 + 86400));
+	/* Read from the file; a state without the key has none. */
+	assert_int_equal(upcc_state_parse("{\"version\":2,\"daemon\":{\"pid\":1,\"updated\":5,"
+					  "\"heartbeat_ms\":1500},\"scopes\":[]}",
+					  &header, scopes, 1, &count), 0);
+	assert_true(header.heartbeat_ms == 1500);
+	assert_false(upcc_state_stale(&header, 5 + 6 + 10));
+	assert_true(upcc_state_stale(&header, 5 + 6 + 11));
+	assert_int_equal(upcc_state_parse("{\"version\":2,\"daemon\":{\"pid\":1,\"updated\":5},"
+					  "\"scopes\":[]}", &header, scopes, 1, &count), 0);
+	assert_true(header.heartbeat_ms == 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -269,6 +307,7 @@ int main(void)
 		cmocka_unit_test(test_truncated_files),
 		cmocka_unit_test(test_parse_layouts),
 		cmocka_unit_test(test_daemon_alive),
+		cmocka_unit_test(test_stale),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
