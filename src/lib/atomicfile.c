@@ -292,19 +292,18 @@ static int write_in(int dirfd, const char *base, const char *data, size_t len)
 	return err;
 }
 
-int upcc_atomic_write(const char *path, const char *data, size_t len, unsigned int flags,
-		      char *why, size_t why_len)
+int upcc_atomic_open_parent(const char *path, unsigned int flags, const char **base,
+			    char *why, size_t why_len)
 {
 	char dir[PATH_MAX];
-	const char *base;
 	char *slash;
-	int dirfd, err;
+	int dirfd;
 
 	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
 		return failed(why, why_len, -ENAMETOOLONG);
 	slash = strrchr(dir, '/');
-	base = slash ? path + (slash - dir) + 1 : path;
-	if (!*base || !strcmp(base, ".") || !strcmp(base, ".."))
+	*base = slash ? path + (slash - dir) + 1 : path;
+	if (!**base || !strcmp(*base, ".") || !strcmp(*base, ".."))
 		return failed(why, why_len, -EISDIR);
 	if (!slash)
 		snprintf(dir, sizeof(dir), ".");
@@ -313,6 +312,16 @@ int upcc_atomic_write(const char *path, const char *data, size_t len, unsigned i
 	dirfd = upcc_atomic_open_dir(dir, why, why_len);
 	if (dirfd == -ENOENT && (flags & UPCC_ATOMIC_MKDIR))
 		dirfd = make_dir(dir, why, why_len);
+	return dirfd;
+}
+
+int upcc_atomic_write(const char *path, const char *data, size_t len, unsigned int flags,
+		      char *why, size_t why_len)
+{
+	const char *base;
+	int dirfd, err;
+
+	dirfd = upcc_atomic_open_parent(path, flags, &base, why, why_len);
 	if (dirfd < 0)
 		return dirfd;
 	err = write_in(dirfd, base, data, len);

@@ -31,6 +31,14 @@
 int upcc_atomic_open_dir(const char *dir, char *why, size_t why_len);
 
 /*
+ * upcc_atomic_open_dir() of @path's directory, made first if missing and
+ * @flags has UPCC_ATOMIC_MKDIR (its parent opened as safely); *@base is
+ * the file's name in it.  For every file upcd writes or locks.
+ */
+int upcc_atomic_open_parent(const char *path, unsigned int flags, const char **base,
+			    char *why, size_t why_len);
+
+/*
  * Write @data to @path so that a reader sees the old file or the whole new
  * one, never a part: a temporary file with a random name made O_EXCL in
  * the directory upcc_atomic_open_dir opened, then renamed, both relative

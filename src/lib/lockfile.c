@@ -12,24 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "atomicfile.h"
 #include "lockfile.h"
-
-/* A directory another user could put the name in or take it out of. */
-static const char *directory_unsafe(int dir_fd)
-{
-	struct stat st;
-
-	if (fstat(dir_fd, &st))
-		return NULL;	/* the open below says why */
-	if (st.st_uid != geteuid() && st.st_uid != 0)
-		return "its directory belongs to another user";
-	/* Sticky (/tmp): others cannot take our name away, and a name
-	 * they made first is not ours, which file_unsafe() sees.
-	 */
-	if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))
-		return "its directory is writable by other users";
-	return NULL;
-}
 
 static const char *file_unsafe(int fd)
 {
@@ -46,43 +30,33 @@ static const char *file_unsafe(int fd)
 	return NULL;
 }
 
-/* Open @path's file, checked; -errno with *@why set for -EPERM. */
-static int open_checked(const char *path, const char **why)
+/*
+ * Open @path's file, checked: its directory as every file upcd writes
+ * (atomicfile.h: no symbolic link on the way, no other user may change
+ * it; made if missing), the name never followed.  -errno with @why set.
+ */
+static int open_checked(const char *path, char *why, size_t why_len)
 {
-	char dir[PATH_MAX];
-	const char *name = path;
-	char *slash;
+	const char *name, *unsafe;
 	int dir_fd, fd;
 
-	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
-		return -ENAMETOOLONG;
-	slash = strrchr(dir, '/');
-	if (!slash) {
-		snprintf(dir, sizeof(dir), ".");
-	} else {
-		name = path + (slash - dir) + 1;
-		slash[slash == dir] = '\0';	/* "/x": the root itself */
-	}
-	if (!*name)
-		return -EISDIR;
-	dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dir_fd = upcc_atomic_open_parent(path, UPCC_ATOMIC_MKDIR, &name, why, why_len);
 	if (dir_fd < 0)
-		return -errno;
-	*why = directory_unsafe(dir_fd);
-	if (*why) {
-		close(dir_fd);
-		return -EPERM;
-	}
+		return dir_fd;
 	/* O_NONBLOCK: a FIFO planted at the name must not hang the open. */
 	fd = openat(dir_fd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
 		    O_CLOEXEC, 0644);
 	if (fd < 0)
 		fd = -errno;
 	close(dir_fd);
-	if (fd < 0)
+	if (fd < 0) {
+		snprintf(why, why_len, "%s", fd == -ELOOP ? "a symbolic link, not followed" :
+			 strerror(-fd));
 		return fd;
-	*why = file_unsafe(fd);
-	if (*why) {
+	}
+	unsafe = file_unsafe(fd);
+	if (unsafe) {
+		snprintf(why, why_len, "%s", unsafe);
 		close(fd);
 		return -EPERM;
 	}
@@ -117,14 +91,14 @@ static bool write_pid(int fd)
 	return ftruncate(fd, 0) == 0 && pwrite(fd, text, (size_t)len, 0) == len;
 }
 
-int upcc_lockfile_take(const char *path, long *holder, const char **why)
+int upcc_lockfile_take(const char *path, long *holder, char *why, size_t why_len)
 {
 	struct flock lock = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
 	int fd, err;
 
 	*holder = 0;
-	*why = NULL;
-	fd = open_checked(path, why);
+	why[0] = '\0';
+	fd = open_checked(path, why, why_len);
 	if (fd < 0)
 		return fd;
 	if (fcntl(fd, F_OFD_SETLK, &lock) == 0) {

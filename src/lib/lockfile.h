@@ -23,14 +23,17 @@
 #ifndef UPCC_LOCKFILE_H
 #define UPCC_LOCKFILE_H
 
+#include <stddef.h>
+
 /*
- * Lock @path, creating it (0644) if missing, and write our pid in it.
- * The descriptor (>= 0), held until upcc_lockfile_release() or exit; or
- * -EAGAIN when another process holds it, the pid it wrote in *@holder (0
- * if none yet); -EPERM for a name or directory another user could
- * control, why in *@why; another -errno (-ELOOP: a symbolic link).
+ * Lock @path, creating it (0644) and its directory (0755) if missing, and
+ * write our pid in it.  The descriptor (>= 0), held until
+ * upcc_lockfile_release() or exit; or -EAGAIN when another process holds
+ * it, the pid it wrote in *@holder (0 if none yet); another -errno (-EPERM:
+ * a name or directory another user could control; -ELOOP: a symbolic
+ * link), with why in @why (@why_len bytes).
  */
-int upcc_lockfile_take(const char *path, long *holder, const char **why);
+int upcc_lockfile_take(const char *path, long *holder, char *why, size_t why_len);
 
 /* Let go of the lock (the file stays); -1 is no lock. */
 void upcc_lockfile_release(int fd);

@@ -16,24 +16,6 @@
 #include "lib/readtext.h"
 #include "lock.h"
 
-/*
- * The state's directory (/run/upcc outside systemd) is made here, as the
- * first write would make it: the lock goes there before anything is
- * written.
- */
-static void make_parent(const char *path)
-{
-	char parent[PATH_MAX];
-	char *slash;
-
-	snprintf(parent, sizeof(parent), "%s", path);
-	slash = strrchr(parent, '/');
-	if (!slash || slash == parent)
-		return;
-	*slash = '\0';
-	mkdir(parent, 0755);
-}
-
 /* Is @fd the file at @path?  Two spellings of one file share one lock. */
 static bool same_file(int fd, const char *path)
 {
@@ -73,20 +55,19 @@ static void log_refusal(const char *state_path, const char *lock_path, int err, 
 		upcc_log(LOG_ERR, "state file %s is in use: another process holds its lock %s "
 			 "(and has not written its pid yet); not starting a second upcd on it",
 			 state_path, lock_path);
-	} else if (err == -EPERM && why) {
-		upcc_log(LOG_ERR, "cannot lock %s for the state file %s: %s, which another user "
-			 "could hold or swap: not starting", lock_path, state_path, why);
 	} else {
+		/* @why names the rule (atomicfile.h): a symbolic link on the way,
+		 * a directory another user could change, where they could hold
+		 * the lock or swap the file.
+		 */
 		upcc_log(LOG_ERR, "cannot lock %s for the state file %s: %s: not starting",
-			 lock_path, state_path, err == -ELOOP ? "a symbolic link, not followed" :
-			 strerror(-err));
+			 lock_path, state_path, why && why[0] ? why : strerror(-err));
 	}
 }
 
 int upcd_lock_state(int held, const char *state_path, int *lock_fd)
 {
-	char lock_path[PATH_MAX];
-	const char *why;
+	char lock_path[PATH_MAX], why[PATH_MAX + 128];
 	long holder;
 	int fd;
 
@@ -106,8 +87,7 @@ int upcd_lock_state(int held, const char *state_path, int *lock_fd)
 		*lock_fd = held;
 		return 0;
 	}
-	make_parent(lock_path);
-	fd = upcc_lockfile_take(lock_path, &holder, &why);
+	fd = upcc_lockfile_take(lock_path, &holder, why, sizeof(why));
 	if (fd < 0) {
 		log_refusal(state_path, lock_path, fd, holder, why);
 		return fd;

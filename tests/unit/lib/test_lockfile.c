@@ -2,6 +2,7 @@
 /* test_lockfile.c - an exclusive lock on a file of our own (issue 31, L1). */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -49,18 +50,18 @@ static long pid_in_file(const char *path)
 static void test_one_holder(void **state)
 {
 	char path[128];
-	const char *why;
+	char why[PATH_MAX + 128];
 	long holder;
 	int fd, again, other;
 	pid_t child;
 
 	(void)state;
 	path_in(path, sizeof(path), "state.json.lock");
-	fd = upcc_lockfile_take(path, &holder, &why);
+	fd = upcc_lockfile_take(path, &holder, why, sizeof(why));
 	assert_true(fd >= 0);
 	assert_int_equal(pid_in_file(path), (long)getpid());
 	/* A second taker is refused and told who holds it. */
-	assert_int_equal(upcc_lockfile_take(path, &holder, &why), -EAGAIN);
+	assert_int_equal(upcc_lockfile_take(path, &holder, why, sizeof(why)), -EAGAIN);
 	assert_int_equal(holder, (long)getpid());
 	/* Another process too. */
 	child = fork();
@@ -68,7 +69,7 @@ static void test_one_holder(void **state)
 	if (child == 0) {
 		long h;
 
-		_exit(upcc_lockfile_take(path, &h, &why) == -EAGAIN && h == (long)getppid() ? 0 : 1);
+		_exit(upcc_lockfile_take(path, &h, why, sizeof(why)) == -EAGAIN && h == (long)getppid() ? 0 : 1);
 	}
 	assert_int_equal(waitpid(child, &again, 0), child);
 	assert_true(WIFEXITED(again) && WEXITSTATUS(again) == 0);
@@ -79,10 +80,10 @@ static void test_one_holder(void **state)
 	other = open(path, O_RDONLY);
 	assert_true(other >= 0);
 	close(other);
-	assert_int_equal(upcc_lockfile_take(path, &holder, &why), -EAGAIN);
+	assert_int_equal(upcc_lockfile_take(path, &holder, why, sizeof(why)), -EAGAIN);
 	/* Released, the next one takes it; the file stays. */
 	upcc_lockfile_release(fd);
-	fd = upcc_lockfile_take(path, &holder, &why);
+	fd = upcc_lockfile_take(path, &holder, why, sizeof(why));
 	assert_true(fd >= 0);
 	upcc_lockfile_release(fd);
 	assert_int_equal(access(path, F_OK), 0);
@@ -92,7 +93,7 @@ static void test_one_holder(void **state)
 static void test_symlink_refused(void **state)
 {
 	char path[128], target[128], *text;
-	const char *why;
+	char why[PATH_MAX + 128];
 	long holder;
 	int fd;
 
@@ -104,13 +105,13 @@ static void test_symlink_refused(void **state)
 	assert_int_equal(write(fd, "keep\n", 5), 5);
 	close(fd);
 	assert_int_equal(symlink(target, path), 0);
-	assert_int_equal(upcc_lockfile_take(path, &holder, &why), -ELOOP);
+	assert_int_equal(upcc_lockfile_take(path, &holder, why, sizeof(why)), -ELOOP);
 	assert_int_equal(upcc_read_text(target, &text), 0);
 	assert_string_equal(text, "keep\n");
 	free(text);
 	/* A dangling one is not followed into a new file either. */
 	assert_int_equal(unlink(target), 0);
-	assert_int_equal(upcc_lockfile_take(path, &holder, &why), -ELOOP);
+	assert_int_equal(upcc_lockfile_take(path, &holder, why, sizeof(why)), -ELOOP);
 	assert_int_equal(access(target, F_OK), -1);
 }
 
@@ -118,7 +119,7 @@ static void test_symlink_refused(void **state)
 static void test_unsafe_names(void **state)
 {
 	char path[256], sub[128], other[128];
-	const char *why;
+	char why[PATH_MAX + 128];
 	long holder;
 	int fd;
 
@@ -126,7 +127,7 @@ static void test_unsafe_names(void **state)
 	/* A FIFO: refused, without hanging in the open. */
 	path_in(path, sizeof(path), "fifo.lock");
 	assert_int_equal(mkfifo(path, 0644), 0);
-	assert_int_equal(upcc_lockfile_take(path, &holder, &why), -EPERM);
+	assert_int_equal(upcc_lockfile_take(path, &holder, why, sizeof(why)), -EPERM);
 	assert_string_equal(why, "not a regular file");
 	/* A hard link to a file elsewhere. */
 	path_in(other, sizeof(other), "elsewhere");
@@ -135,33 +136,33 @@ static void test_unsafe_names(void **state)
 	assert_true(fd >= 0);
 	close(fd);
 	assert_int_equal(link(other, path), 0);
-	assert_int_equal(upcc_lockfile_take(path, &holder, &why), -EPERM);
+	assert_int_equal(upcc_lockfile_take(path, &holder, why, sizeof(why)), -EPERM);
 	assert_string_equal(why, "a file with other hard links");
 	/* A directory anyone may write to, not sticky: nothing is made there. */
 	path_in(sub, sizeof(sub), "open");
 	assert_int_equal(mkdir(sub, 0755), 0);
 	assert_int_equal(chmod(sub, 0777), 0);
 	snprintf(path, sizeof(path), "%s/state.json.lock", sub);
-	assert_int_equal(upcc_lockfile_take(path, &holder, &why), -EPERM);
-	assert_string_equal(why, "its directory is writable by other users");
+	assert_int_equal(upcc_lockfile_take(path, &holder, why, sizeof(why)), -EPERM);
+	assert_non_null(strstr(why, "is writable by its group and others (mode 0777)"));
 	assert_int_equal(access(path, F_OK), -1);
 	/* Sticky, as /tmp: our own file there is fine. */
 	assert_int_equal(chmod(sub, 01777), 0);
-	fd = upcc_lockfile_take(path, &holder, &why);
+	fd = upcc_lockfile_take(path, &holder, why, sizeof(why));
 	assert_true(fd >= 0);
 	upcc_lockfile_release(fd);
 	if (geteuid() != 0)
 		return;		/* the rest needs another user's files */
 	/* A file another user made first (in a sticky directory they can). */
 	assert_int_equal(chown(path, 65534, 65534), 0);
-	assert_int_equal(upcc_lockfile_take(path, &holder, &why), -EPERM);
+	assert_int_equal(upcc_lockfile_take(path, &holder, why, sizeof(why)), -EPERM);
 	assert_string_equal(why, "another user's file");
 	/* A directory that belongs to another user. */
 	assert_int_equal(unlink(path), 0);
 	assert_int_equal(chmod(sub, 0755), 0);
 	assert_int_equal(chown(sub, 65534, 65534), 0);
-	assert_int_equal(upcc_lockfile_take(path, &holder, &why), -EPERM);
-	assert_string_equal(why, "its directory belongs to another user");
+	assert_int_equal(upcc_lockfile_take(path, &holder, why, sizeof(why)), -EPERM);
+	assert_non_null(strstr(why, "is owned by uid 65534"));
 }
 
 int main(void)

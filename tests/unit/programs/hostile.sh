@@ -118,10 +118,12 @@ if [ "$(id -u)" -eq 0 ] && nobody=$(id -u nobody 2>/dev/null); then
 	ln -s "$m3/victim" "$m3/theirs/upcc"
 	chown -h nobody "$m3/theirs/upcc"
 	chown nobody "$m3/theirs"
-	check "--state through nobody's symlink: --once exits 1" exit_code_is 1 "$upcd" --once \
+	# The state's lock is taken first, under the same rules: a state file
+	# that can never be written is a bad configuration (2), refused at start.
+	check "--state through nobody's symlink: --once exits 2" exit_code_is 2 "$upcd" --once \
 		--dry-run --scope "path:$m3/d1" --state "$m3/theirs/upcc/state.json"
 	check "the symlink is named" grep -qF \
-		"cannot write state $m3/theirs/upcc/state.json: $m3/theirs/upcc is a symbolic link" "$tmp/err"
+		"for the state file $m3/theirs/upcc/state.json: $m3/theirs/upcc is a symbolic link" "$tmp/err"
 	check "nothing written where the symlink points" test -z "$(ls -A "$m3/victim")"
 	check "--metrics in nobody's directory: --once exits 1" exit_code_is 1 "$upcd" --once \
 		--dry-run --scope "path:$m3/d1" --metrics "$m3/theirs/m.prom"
@@ -129,7 +131,7 @@ if [ "$(id -u)" -eq 0 ] && nobody=$(id -u nobody 2>/dev/null); then
 		"cannot write metrics $m3/theirs/m.prom: directory $m3/theirs is owned by uid $nobody" \
 		"$tmp/err"
 	check "nothing written in nobody's directory" absent "$m3/theirs/m.prom"
-	check "--state in a group-writable directory: --once exits 1" exit_code_is 1 "$upcd" \
+	check "--state in a group-writable directory: --once exits 2" exit_code_is 2 "$upcd" \
 		--once --dry-run --scope "path:$m3/d1" --state "$m3/group/state.json"
 	check "the group-writable directory is named" grep -qF \
 		"directory $m3/group is writable by its group (mode 0775) without the sticky bit" \

@@ -102,7 +102,7 @@ static void test_non_utf8_path(void **state)
 	snprintf(run.scope.path, sizeof(run.scope.path), "/srv/d\xff\xc3(");
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/state.json", dir);
-	assert_int_equal(upcc_state_write(path, &run, 1, 4096, false, NULL, NULL, 0), 0);
+	assert_int_equal(upcc_state_write(path, &run, 1, 4096, false, 0, NULL, NULL, 0), 0);
 	f = fopen(path, "r");
 	assert_non_null(f);
 	text = calloc(1, 65536);

@@ -185,7 +185,7 @@ int main(void)
 		cmocka_unit_test(test_stuck_scope_heartbeat_and_end),
 	};
 
-	upcc_log_init(false);
+	upcc_log_init("upcd", false);
 	upcc_hooks.monotonic_usec = fake_clock;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
