@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 static size_t hash_id(dev_t dev, ino_t ino)
 {
@@ -216,8 +215,6 @@ static void remove_root(struct upcc_inventory *inv, size_t index)
 	struct upcc_fanotify_root *r = &inv->roots[index];
 	char **listed = &inv->listed[index];
 
-	if (r->mount_fd >= 0)
-		close(r->mount_fd);
 	free(r->path);
 	free(*listed);
 	memmove(r, r + 1, (inv->nr_roots - index - 1) * sizeof(*r));
@@ -275,8 +272,6 @@ void upcc_inventory_fini(struct upcc_inventory *inv)
 {
 	upcc_fanotify_fini(&inv->fan);
 	for (size_t i = 0; i < inv->nr_roots; i++) {
-		if (inv->roots[i].mount_fd >= 0)
-			close(inv->roots[i].mount_fd);
 		free(inv->roots[i].path);
 		free(inv->listed[i]);
 	}

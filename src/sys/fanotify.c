@@ -109,40 +109,41 @@ void upcc_fanotify_mark_root(struct upcc_fanotify *fan, struct upcc_fanotify_roo
 	struct upcc_fanotify_root *r = &roots[index];
 	struct statfs sfs;
 	struct stat st;
-	int err;
+	int err, fd;
 
-	r->mount_fd = open(r->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (r->mount_fd < 0 || fstat(r->mount_fd, &st) < 0 || fstatfs(r->mount_fd, &sfs) < 0 ||
+	/* Open only while marking: a directory fd kept for the daemon's life
+	 * made `umount` of the filesystem fail as busy.
+	 */
+	fd = open(r->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0 || fstatfs(fd, &sfs) < 0 ||
 	    upcc_fs_is_pseudo((int64_t)sfs.f_type) || st.st_dev != r->dev) {
 		fan_why(fan, r->path, "not a directory on a real filesystem", 0);
-		goto fail;
+		goto out;
 	}
 	memcpy(r->fsid, &sfs.f_fsid, sizeof(r->fsid));
 	if (dev_marked(roots, nr_roots, r->dev)) {
 		r->marked = true;	/* a bind mount of a filesystem marked already */
-		return;
+		goto out;
 	}
-	if (!is_mount_point(r->mount_fd, &st)) {
+	if (!is_mount_point(fd, &st)) {
 		fan_why(fan, r->path, "root is not a mount point", 0);
-		goto fail;
+		goto out;
 	}
-	if (!handles_open(r->mount_fd, &err)) {
+	if (!handles_open(fd, &err)) {
 		fan_why(fan, r->path, "file handles", err);
-		goto fail;
+		goto out;
 	}
 	if (!fanotify_group(fan, r->path))
-		goto fail;
+		goto out;
 	if (fanotify_mark(fan->fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_CLOSE | FAN_OPEN,
-			  r->mount_fd, NULL) < 0) {
+			  fd, NULL) < 0) {
 		fan_why(fan, r->path, "fanotify_mark", errno);
-		goto fail;
+		goto out;
 	}
 	r->marked = true;
-	return;
-fail:
-	if (r->mount_fd >= 0)
-		close(r->mount_fd);
-	r->mount_fd = -1;
+out:
+	if (fd >= 0)
+		close(fd);
 }
 
 void upcc_fanotify_init(struct upcc_fanotify *fan)
@@ -202,14 +203,47 @@ static bool in_marked_tree(const struct upcc_fanotify_view *view, dev_t dev, con
 }
 
 /* The marked root an event's filesystem id names (its handle opens there). */
-static const struct upcc_fanotify_root *root_of_fsid(const struct upcc_fanotify_view *view,
-						      const char *fsid)
+static struct upcc_fanotify_root *root_of_fsid(const struct upcc_fanotify_view *view,
+						const char *fsid)
 {
 	for (size_t i = 0; i < view->nr_roots; i++)
-		if (view->roots[i].marked && view->roots[i].mount_fd >= 0 &&
+		if (view->roots[i].marked &&
 		    memcmp(view->roots[i].fsid, fsid, sizeof(view->roots[i].fsid)) == 0)
 			return &view->roots[i];
 	return NULL;
+}
+
+/*
+ * @root's directory for open_by_handle_at, opened at the first event a
+ * parse meets for it and closed at the parse's end (close_root_fds): held
+ * between drains it kept the filesystem from being unmounted.  It must be
+ * the filesystem we marked, not the directory below it after an unmount.
+ */
+static int root_fd(struct upcc_fanotify_root *root)
+{
+	struct stat st;
+	int fd;
+
+	if (root->mount_fd >= 0 || root->mount_fd_failed)
+		return root->mount_fd;
+	fd = open(root->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_dev != root->dev)) {
+		close(fd);
+		fd = -1;
+	}
+	root->mount_fd = fd;
+	root->mount_fd_failed = fd < 0;
+	return fd;
+}
+
+static void close_root_fds(const struct upcc_fanotify_view *view)
+{
+	for (size_t i = 0; i < view->nr_roots; i++) {
+		if (view->roots[i].mount_fd >= 0)
+			close(view->roots[i].mount_fd);
+		view->roots[i].mount_fd = -1;
+		view->roots[i].mount_fd_failed = false;
+	}
 }
 
 /* One FID record: open the inode O_PATH by handle, prove it is a regular
@@ -218,7 +252,7 @@ static const struct upcc_fanotify_root *root_of_fsid(const struct upcc_fanotify_
 static void learn_handle(struct upcc_fanotify *fan, const struct upcc_fanotify_view *view,
 			 const char *fsid, const char *raw, size_t raw_len, uint64_t hash)
 {
-	const struct upcc_fanotify_root *root = root_of_fsid(view, fsid);
+	struct upcc_fanotify_root *root = root_of_fsid(view, fsid);
 	union {
 		struct file_handle fh;
 		char bytes[sizeof(struct file_handle) + MAX_HANDLE_SZ];
@@ -226,12 +260,15 @@ static void learn_handle(struct upcc_fanotify *fan, const struct upcc_fanotify_v
 	char proc_path[64], path[PATH_MAX];
 	struct stat st;
 	ssize_t len;
-	int path_fd, fd;
+	int path_fd, fd, mount_fd;
 
 	if (!root || raw_len > sizeof(handle))
 		return;
+	mount_fd = root_fd(root);
+	if (mount_fd < 0)
+		return;		/* unmounted: the refresh's look at the root says so */
 	memcpy(handle.bytes, raw, raw_len);
-	path_fd = open_by_handle_at(root->mount_fd, &handle.fh, O_PATH | O_CLOEXEC);
+	path_fd = open_by_handle_at(mount_fd, &handle.fh, O_PATH | O_CLOEXEC);
 	if (path_fd < 0)
 		return;		/* deleted since, or not ours to open */
 	fd = upcc_open_regular_path_fd(path_fd, &st);
@@ -347,6 +384,7 @@ void upcc_fanotify_parse(struct upcc_fanotify *fan, const struct upcc_fanotify_v
 		}
 		off += meta.event_len;
 	}
+	close_root_fds(view);
 }
 
 /*

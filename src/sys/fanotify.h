@@ -23,12 +23,18 @@
 #define UPCC_FANOTIFY_OWN_OPENS_PER_DRAIN	2048u
 
 /* One tree whose files are learnt: the path scope's root, or one local
- * disk mount of the system scope.
+ * disk mount of the system scope.  Nothing of it holds the filesystem: an
+ * unmount must never find it busy (fanotify's filesystem mark does not
+ * pin a mount; it goes with the superblock).
  */
 struct upcc_fanotify_root {
 	char *path;			/* realpath: fanotify events give absolute paths */
 	dev_t dev;
-	int mount_fd;			/* the root, for open_by_handle_at; -1 */
+	/* The root, for open_by_handle_at: opened when a parse meets the
+	 * first event for it and closed at the parse's end, else -1.
+	 */
+	int mount_fd;
+	bool mount_fd_failed;		/* that parse could not open it (unmounted?) */
 	int32_t fsid[2];		/* statfs f_fsid: which root an event's handle is for */
 	bool marked;			/* its filesystem has our fanotify mark */
 };
@@ -121,7 +127,8 @@ void upcc_fanotify_note_own_open(struct upcc_fanotify *fan, const struct upcc_fa
  * The parser under upcc_fanotify_drain, for one read's @len bytes: every
  * whole event not from @self is counted, an overflow sets need_walk, each
  * FID record's handle is looked up (known) or learnt; *@budget drops by
- * one an event.  Truncated or malformed records end the buffer.
+ * one an event.  Truncated or malformed records end the buffer.  The
+ * roots' directories it opened to learn are closed when it returns.
  */
 void upcc_fanotify_parse(struct upcc_fanotify *fan, const struct upcc_fanotify_view *view,
 			 const char *buf, size_t len, pid_t self, uint64_t *budget);
