@@ -41,6 +41,38 @@ static bool is_mount_point(int dir_fd, const struct stat *st)
 	       (parent.st_dev != st->st_dev || parent.st_ino == st->st_ino);
 }
 
+/* @path's device and whether it is a mount point, now.  0 or -errno. */
+static int root_identity(const char *path, dev_t *dev, bool *mount_point)
+{
+	/* O_PATH: only a name for fstat and "..", held for these two calls. */
+	int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	int err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		err = -errno;
+	} else {
+		*dev = st.st_dev;
+		*mount_point = S_ISDIR(st.st_mode) && is_mount_point(fd, &st);
+	}
+	close(fd);
+	return err;
+}
+
+int upcc_fanotify_root_init(struct upcc_fanotify_root *root, char *path)
+{
+	int err;
+
+	memset(root, 0, sizeof(*root));
+	root->mount_fd = -1;
+	err = root_identity(path, &root->dev, &root->mount_point);
+	if (!err)
+		root->path = path;
+	return err;
+}
+
 static bool dev_marked(const struct upcc_fanotify_root *roots, size_t nr_roots, dev_t dev)
 {
 	for (size_t i = 0; i < nr_roots; i++)
@@ -160,26 +192,82 @@ void upcc_fanotify_fini(struct upcc_fanotify *fan)
 	fan->buffer = NULL;
 }
 
+/* A group with no root marked would only keep the refreshes from walking. */
+static void close_unused_group(struct upcc_fanotify *fan, const struct upcc_fanotify_root *roots,
+			       size_t nr_roots)
+{
+	for (size_t i = 0; i < nr_roots; i++)
+		if (roots[i].marked)
+			return;
+	if (fan->fd >= 0) {
+		close(fan->fd);
+		fan->fd = -1;
+	}
+}
+
 void upcc_fanotify_start(struct upcc_fanotify *fan, struct upcc_fanotify_root *roots,
 			 size_t nr_roots)
 {
-	bool any = false;
-
 	fan->need_walk = true;
 	if (upcc_hooks.no_fanotify) {
 		snprintf(fan->why, sizeof(fan->why), "disabled by a test hook");
 		return;
 	}
-	for (size_t i = 0; i < nr_roots; i++) {
+	for (size_t i = 0; i < nr_roots; i++)
 		upcc_fanotify_mark_root(fan, roots, nr_roots, i);
-		any |= roots[i].marked;
-	}
-	if (!any && fan->fd >= 0) {
-		close(fan->fd);
-		fan->fd = -1;
-	}
+	close_unused_group(fan, roots, nr_roots);
 	if (!nr_roots)
 		snprintf(fan->why, sizeof(fan->why), "no filesystem to mark");
+}
+
+/* Is our mark still on @root's filesystem?  Removing FAN_ACCESS, which the
+ * mark never had, changes nothing where it is, and fails with ENOENT where
+ * it is not.  Any other failure counts as there: no rewalk for nothing.
+ */
+static bool mark_still_there(const struct upcc_fanotify *fan, const struct upcc_fanotify_root *root)
+{
+	if (fan->fd < 0)
+		return true;
+	return fanotify_mark(fan->fd, FAN_MARK_REMOVE | FAN_MARK_FILESYSTEM | FAN_MARK_DONT_FOLLOW,
+			     FAN_ACCESS, AT_FDCWD, root->path) == 0 || errno != ENOENT;
+}
+
+enum upcc_fanotify_root_change upcc_fanotify_check_root(const struct upcc_fanotify *fan,
+							 const struct upcc_fanotify_root *root)
+{
+	bool mount_point;
+	dev_t dev;
+
+	if (root_identity(root->path, &dev, &mount_point))
+		return UPCC_FANOTIFY_ROOT_MISSING;
+	/* Its mount point's directory, on the filesystem below: unmounted. */
+	if (root->mount_point && !mount_point)
+		return UPCC_FANOTIFY_ROOT_UNMOUNTED;
+	if (dev != root->dev || (root->marked && !mark_still_there(fan, root)))
+		return UPCC_FANOTIFY_ROOT_NEW;
+	return UPCC_FANOTIFY_ROOT_SAME;
+}
+
+void upcc_fanotify_renew_root(struct upcc_fanotify *fan, struct upcc_fanotify_root *roots,
+			      size_t nr_roots, size_t index)
+{
+	struct upcc_fanotify_root *r = &roots[index];
+
+	for (size_t i = 0; i < nr_roots; i++)
+		if (roots[i].dev == r->dev)
+			roots[i].marked = false;
+	r->marked = false;
+	if (root_identity(r->path, &r->dev, &r->mount_point))
+		return;		/* gone again: the next look says so */
+	if (upcc_hooks.no_fanotify)
+		return;
+	/* Mount points first: a root within their filesystem shares their mark. */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < nr_roots; i++)
+			if (roots[i].dev == r->dev && !roots[i].marked &&
+			    roots[i].mount_point == (pass == 0))
+				upcc_fanotify_mark_root(fan, roots, nr_roots, i);
+	close_unused_group(fan, roots, nr_roots);
 }
 
 /* Is @path inside @root? */

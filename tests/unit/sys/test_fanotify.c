@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "unit.h"
+#include "lib/hooks.h"
 #include "sys/fanotify.h"
 #include "sys/mounts.h"
 
@@ -329,7 +330,6 @@ static void test_parse_holds_no_root_fd(void **state)
 	struct calls calls = { 0 };
 	struct upcc_fanotify_view view = view_of(&calls);
 	struct statfs sfs;
-	struct stat st;
 	uint64_t budget = 10;
 	size_t len = 0;
 	int mount_id, fd;
@@ -340,7 +340,6 @@ static void test_parse_holds_no_root_fd(void **state)
 	snprintf(file, sizeof(file), "%s/f", dir);
 	assert_int_equal(ua_write_file(file, "x"), 0);
 	assert_int_equal(statfs(dir, &sfs), 0);
-	assert_int_equal(stat(dir, &st), 0);
 	handle.fh.handle_bytes = MAX_HANDLE_SZ;
 	if (name_to_handle_at(AT_FDCWD, file, &handle.fh, &mount_id, 0) < 0) {
 		ua_rm_rf(dir);
@@ -351,10 +350,7 @@ static void test_parse_holds_no_root_fd(void **state)
 	if (fd >= 0)
 		close(fd);
 
-	memset(&root, 0, sizeof(root));
-	root.path = strdup(dir);
-	root.dev = st.st_dev;
-	root.mount_fd = -1;
+	assert_int_equal(upcc_fanotify_root_init(&root, strdup(dir)), 0);
 	memcpy(root.fsid, &sfs.f_fsid, sizeof(root.fsid));
 	root.marked = true;		/* as if its filesystem were marked */
 	view.roots = &root;
@@ -371,6 +367,52 @@ static void test_parse_holds_no_root_fd(void **state)
 	ua_rm_rf(dir);
 }
 
+/*
+ * What a look at a root finds, without a mount of our own: the same root;
+ * its path gone; a mount point that is one no more (recorded as one, it is
+ * a plain directory: what an unmount leaves); another device at its path.
+ * Renewing takes it as it is now.
+ */
+static void test_check_root(void **state)
+{
+	struct upcc_fanotify fan = { .fd = -1 };
+	struct upcc_fanotify_root root, slash;
+	char dir[PATH_MAX], sub[PATH_MAX + 8];
+
+	(void)state;
+	assert_non_null(ua_mkdtemp(dir, sizeof(dir)));
+	snprintf(sub, sizeof(sub), "%s/root", dir);
+	assert_int_equal(ua_mkdir_p(sub), 0);
+	assert_int_equal(upcc_fanotify_root_init(&slash, strdup("/")), 0);
+	assert_true(slash.mount_point);
+	free(slash.path);
+	assert_int_equal(upcc_fanotify_root_init(&root, strdup(sub)), 0);
+	assert_false(root.mount_point);
+	assert_int_equal(root.mount_fd, -1);
+	assert_int_equal(upcc_fanotify_check_root(&fan, &root), UPCC_FANOTIFY_ROOT_SAME);
+
+	root.mount_point = true;
+	assert_int_equal(upcc_fanotify_check_root(&fan, &root), UPCC_FANOTIFY_ROOT_UNMOUNTED);
+	root.mount_point = false;
+
+	root.dev++;
+	assert_int_equal(upcc_fanotify_check_root(&fan, &root), UPCC_FANOTIFY_ROOT_NEW);
+	upcc_hooks.no_fanotify = 1;	/* no mark on the host's build filesystem */
+	upcc_fanotify_renew_root(&fan, &root, 1, 0);
+	upcc_hooks.no_fanotify = 0;
+	assert_int_equal(upcc_fanotify_check_root(&fan, &root), UPCC_FANOTIFY_ROOT_SAME);
+	assert_false(root.marked);
+	assert_int_equal(fds_open_on(sub), 0);
+
+	assert_int_equal(rmdir(sub), 0);
+	assert_int_equal(upcc_fanotify_check_root(&fan, &root), UPCC_FANOTIFY_ROOT_MISSING);
+	free(root.path);
+	/* A bad path is refused and taken by nobody. */
+	assert_int_equal(upcc_fanotify_root_init(&root, sub), -ENOENT);
+	assert_null(root.path);
+	ua_rm_rf(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -381,6 +423,7 @@ int main(void)
 		cmocka_unit_test(test_start_without_roots),
 		cmocka_unit_test(test_mark_root_shares_a_marked_filesystem),
 		cmocka_unit_test(test_parse_holds_no_root_fd),
+		cmocka_unit_test(test_check_root),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
