@@ -284,12 +284,28 @@ int upcc_inv_follow_path_root(struct upcc_inventory *inv)
 }
 
 /*
+ * The system scope's roots that the mount table still lists: one
+ * unmounted and mounted again between two refreshes shows the same line,
+ * but its fanotify mark went with the unmount.
+ */
+static void renew_remounted(struct upcc_inventory *inv)
+{
+	for (size_t i = 0; i < inv->nr_roots; i++) {
+		if (upcc_fanotify_check_root(&inv->fan, &inv->roots[i]) == UPCC_FANOTIFY_ROOT_NEW) {
+			renew_root(inv, i);
+			note_back(inv, i);
+		}
+	}
+}
+
+/*
  * The system scope follows the mount table, re-read every refresh (a few
  * lines of /proc, cheap beside re-measuring the files): a disk mounted
  * after start joins, is marked (unless fanotify is off) and the refresh
  * walks everything once; one unmounted leaves, and its files go with the
- * walk that no longer sees them.  A table that cannot be read keeps the
- * roots there are.
+ * walk that no longer sees them; one mounted again since keeps its place
+ * and is marked again.  A table that cannot be read keeps the roots there
+ * are.
  */
 int upcc_inv_sync_mount_roots(struct upcc_inventory *inv)
 {
@@ -308,6 +324,7 @@ int upcc_inv_sync_mount_roots(struct upcc_inventory *inv)
 			inv->fan.need_walk = true;	/* only a walk forgets its files */
 		}
 	}
+	renew_remounted(inv);
 	err = 0;
 	for (size_t i = 0; i < mounts.count && !err; i++) {
 		if (mount_known(inv, &mounts.mounts[i]))
