@@ -31,6 +31,8 @@ struct fadvise_state {
 	bool refreshed_by_sample;	/* the next reclaim works on that refresh */
 	uint64_t refreshed_usec;	/* the last refresh, monotonic */
 	uint64_t refreshed_round;	/* in which control round (ops->reclaim's @round) */
+	bool refresh_noted;		/* its news (result->note) told: a round's later
+					 * steps reuse the refresh, not its news */
 };
 
 /* A refresh this recent, in the same round, is reused by the next step's
@@ -226,6 +228,7 @@ static int refresh(struct fadvise_state *state, uint64_t round)
 
 	state->refreshed_usec = err ? 0 : upcc_monotonic_usec();
 	state->refreshed_round = round;
+	state->refresh_noted = false;
 	return err;
 }
 
@@ -307,13 +310,16 @@ static int fadvise_reclaim(struct upcc_backend *backend, const struct upcc_scope
 	if (!state->refreshed_by_sample && !refreshed_recently(state, round))
 		err = refresh(state, round);
 	state->refreshed_by_sample = false;
-	if (inv->roots_changed[0])
+	if (state->refresh_noted)
+		;	/* said at this round's first step */
+	else if (inv->roots_changed[0])
 		upcc_text_append(result->note, sizeof(result->note), "inventory: %s",
 				 inv->roots_changed);
 	else if (!err && walked_for_loss(inv))
 		upcc_text_append(result->note, sizeof(result->note),
 				 "inventory: walked every root (%s)",
 				 upcc_inv_walk_why_name(inv->walk_why));
+	state->refresh_noted = true;
 	if (!err && scope->kind != UPCC_SCOPE_PATH)
 		note_walk_skips(inv, result);
 	if (!err && inv->count) {

@@ -40,6 +40,24 @@ void upcc_inv_drop_stale(struct upcc_inventory *inv);
 /* The system scope's refresh follows the mount table first. */
 int upcc_inv_sync_mount_roots(struct upcc_inventory *inv);
 
+/* The path scope's root, for the refresh and the tick: -ENOENT (its path
+ * is gone), -ENODEV (it was a mount point and is not: unmounted), else 0
+ * and *@back set where it is to be marked and walked again (mounted again,
+ * or another filesystem there).  Changes nothing.
+ */
+int upcc_inv_look_at_root(const struct upcc_inventory *inv, bool *back);
+
+/* The path scope's root back (*@back above): marked again, the next
+ * refresh walks and says so.  The tick's, so that what is read on it from
+ * then on is seen before the interval's round.
+ */
+void upcc_inv_renew_path_root(struct upcc_inventory *inv);
+
+/* The path scope's refresh looks at its root first: the error above, or
+ * the root renewed when it is back (inv->roots_changed says so).
+ */
+int upcc_inv_follow_path_root(struct upcc_inventory *inv);
+
 /* The working set's pages, summed by the refresh and by the tick. */
 uint64_t upcc_inv_entry_hot_pages(const struct upcc_inventory_entry *e, uint64_t cached,
 				  uint64_t now_usec);

@@ -17,8 +17,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 static size_t hash_id(dev_t dev, ino_t ino)
 {
@@ -106,13 +104,12 @@ static int inventory_alloc(struct upcc_inventory *inv, size_t capacity)
  */
 static int add_root(struct upcc_inventory *inv, const char *path, dev_t dev, bool check_dev)
 {
-	struct upcc_fanotify_root *roots, *r;
+	struct upcc_fanotify_root *roots, root;
 	char *real = realpath(path, NULL), *listed = NULL, **listed_roots;
-	struct stat st;
 
 	if (!real)
 		return errno == ENOMEM ? -ENOMEM : 0;
-	if (stat(real, &st) < 0 || (check_dev && st.st_dev != dev)) {
+	if (upcc_fanotify_root_init(&root, real) || (check_dev && root.dev != dev)) {
 		free(real);
 		return 0;
 	}
@@ -130,11 +127,7 @@ static int add_root(struct upcc_inventory *inv, const char *path, dev_t dev, boo
 		return -ENOMEM;
 	}
 	listed_roots[inv->nr_roots] = listed;
-	r = &roots[inv->nr_roots++];
-	memset(r, 0, sizeof(*r));
-	r->path = real;
-	r->dev = st.st_dev;
-	r->mount_fd = -1;
+	roots[inv->nr_roots++] = root;
 	return 0;
 }
 
@@ -216,8 +209,6 @@ static void remove_root(struct upcc_inventory *inv, size_t index)
 	struct upcc_fanotify_root *r = &inv->roots[index];
 	char **listed = &inv->listed[index];
 
-	if (r->mount_fd >= 0)
-		close(r->mount_fd);
 	free(r->path);
 	free(*listed);
 	memmove(r, r + 1, (inv->nr_roots - index - 1) * sizeof(*r));
@@ -225,13 +216,96 @@ static void remove_root(struct upcc_inventory *inv, size_t index)
 	inv->nr_roots--;
 }
 
+/* Root @index is back, or its filesystem is another one now: mark it
+ * again and walk everything once.
+ */
+static void renew_root(struct upcc_inventory *inv, size_t index)
+{
+	upcc_fanotify_renew_root(&inv->fan, inv->roots, inv->nr_roots, index);
+	inv->fan.need_walk = true;
+}
+
+static void note_back(struct upcc_inventory *inv, size_t index)
+{
+	upcc_text_append(inv->roots_changed, sizeof(inv->roots_changed), "%smounted again %s (%s)",
+			 *inv->roots_changed ? "; " : "", inv->roots[index].path,
+			 upcc_fanotify_root_learning(&inv->roots[index]));
+}
+
+int upcc_inv_look_at_root(const struct upcc_inventory *inv, bool *back)
+{
+	*back = false;
+	if (inv->from_mounts || !inv->nr_roots)
+		return 0;	/* no root resolved: the walk reports it */
+	switch (upcc_fanotify_check_root(&inv->fan, &inv->roots[0])) {
+	case UPCC_FANOTIFY_ROOT_MISSING:
+		return -ENOENT;
+	case UPCC_FANOTIFY_ROOT_UNMOUNTED:
+		return -ENODEV;
+	case UPCC_FANOTIFY_ROOT_NEW:
+		*back = true;
+		return 0;
+	case UPCC_FANOTIFY_ROOT_SAME:
+		break;
+	}
+	*back = inv->root_gone;
+	return 0;
+}
+
+void upcc_inv_renew_path_root(struct upcc_inventory *inv)
+{
+	renew_root(inv, 0);
+	inv->root_gone = false;
+	inv->root_back = true;
+}
+
+/*
+ * A path scope's root that was a mount point and is not one any more was
+ * unmounted: the scope cannot be measured (its mount point's empty
+ * directory is not its tree) until it is mounted again; nothing of ours
+ * keeps it mounted.  Its table is kept meanwhile: the same filesystem back
+ * finds its files as they were, and the walk that follows forgets the rest.
+ */
+int upcc_inv_follow_path_root(struct upcc_inventory *inv)
+{
+	bool back;
+	int err = upcc_inv_look_at_root(inv, &back);
+
+	if (err) {
+		inv->root_gone = true;
+		return err;
+	}
+	if (back)
+		upcc_inv_renew_path_root(inv);
+	if (inv->root_back)		/* here, or by a tick since */
+		note_back(inv, 0);
+	inv->root_back = false;
+	return 0;
+}
+
+/*
+ * The system scope's roots that the mount table still lists: one
+ * unmounted and mounted again between two refreshes shows the same line,
+ * but its fanotify mark went with the unmount.
+ */
+static void renew_remounted(struct upcc_inventory *inv)
+{
+	for (size_t i = 0; i < inv->nr_roots; i++) {
+		if (upcc_fanotify_check_root(&inv->fan, &inv->roots[i]) == UPCC_FANOTIFY_ROOT_NEW) {
+			renew_root(inv, i);
+			note_back(inv, i);
+		}
+	}
+}
+
 /*
  * The system scope follows the mount table, re-read every refresh (a few
  * lines of /proc, cheap beside re-measuring the files): a disk mounted
  * after start joins, is marked (unless fanotify is off) and the refresh
  * walks everything once; one unmounted leaves, and its files go with the
- * walk that no longer sees them.  A table that cannot be read keeps the
- * roots there are.
+ * walk that no longer sees them; one mounted again since keeps its place
+ * and is marked again.  A table that cannot be read keeps the roots there
+ * are.
  */
 int upcc_inv_sync_mount_roots(struct upcc_inventory *inv)
 {
@@ -250,6 +324,7 @@ int upcc_inv_sync_mount_roots(struct upcc_inventory *inv)
 			inv->fan.need_walk = true;	/* only a walk forgets its files */
 		}
 	}
+	renew_remounted(inv);
 	err = 0;
 	for (size_t i = 0; i < mounts.count && !err; i++) {
 		if (mount_known(inv, &mounts.mounts[i]))
@@ -275,8 +350,6 @@ void upcc_inventory_fini(struct upcc_inventory *inv)
 {
 	upcc_fanotify_fini(&inv->fan);
 	for (size_t i = 0; i < inv->nr_roots; i++) {
-		if (inv->roots[i].mount_fd >= 0)
-			close(inv->roots[i].mount_fd);
 		free(inv->roots[i].path);
 		free(inv->listed[i]);
 	}

@@ -164,6 +164,9 @@ struct upcc_inventory {
 	uint64_t mounts_joined;		/* system scope: mounted since start, now roots */
 	uint64_t mounts_left;		/* system scope: roots unmounted since start */
 	char roots_changed[512];	/* the last refresh's: "mounted /a; unmounted /b" */
+	bool root_gone;			/* path scope: its root was unmounted (the
+					 * refresh fails until it is back) */
+	bool root_back;			/* ... it is back: the next refresh says so */
 	struct upcc_walk_options walk_options;
 	size_t capacity;
 	size_t count;

@@ -353,6 +353,10 @@ int upcc_inventory_refresh(struct upcc_inventory *inv)
 		err = upcc_inv_sync_mount_roots(inv);	/* sets need_walk on a change */
 		if (err)
 			return err;
+	} else if (!inv->from_mounts) {
+		err = upcc_inv_follow_path_root(inv);	/* unmounted: not measured */
+		if (err)
+			goto interrupted;
 	}
 	upcc_inv_drain_events(inv);	/* may set need_walk on overflow */
 	inv->walk_why = why_walk_all(inv);

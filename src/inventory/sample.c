@@ -49,13 +49,27 @@ int upcc_inventory_tick_sample(struct upcc_inventory *inv, struct upcc_sample *s
 	 * again, the rest counted as the refresh (or an eviction since) left
 	 * them.  Without it, every known file is measured.
 	 */
-	bool watched = inv->fan.fd >= 0;
+	bool watched = inv->fan.fd >= 0, back;
 	size_t active = 0;
+	int err;
 
 	if (inv->from_mounts)
 		return -EOPNOTSUPP;	/* the system scope reads /proc/meminfo */
 	if (!watched && inv->count > UPCC_INVENTORY_TICK_MAX_FILES)
 		return -EOPNOTSUPP;	/* too dear a tick: the interval's rounds only */
+	/* Unmounted: nothing to measure.  Mounted again: its mark went with
+	 * the unmount, so no event would ever end the quiet: it is marked
+	 * again now (or not, then walked), and the round is not left out.
+	 */
+	err = upcc_inv_look_at_root(inv, &back);
+	if (err)
+		return err;
+	if (back) {
+		upcc_inv_renew_path_root(inv);
+		watched = inv->fan.fd >= 0;
+		if (!watched && inv->count > UPCC_INVENTORY_TICK_MAX_FILES)
+			return -EOPNOTSUPP;
+	}
 	/* Files opened since: a stream is seen while it is read. */
 	upcc_inv_drain_events(inv);
 	memset(&totals, 0, sizeof(totals));
@@ -90,7 +104,7 @@ int upcc_inventory_tick_sample(struct upcc_inventory *inv, struct upcc_sample *s
 	/* MemTotal as the last refresh read it: no /proc read per tick. */
 	sample_from_totals(&totals, sample, inv->total_pages);
 	sample->unchanged = watched && !active && inv->fan.events == inv->events_at_refresh &&
-			    !inv->fan.need_walk;
+			    !inv->fan.need_walk && !back;
 	return 0;
 }
 

@@ -41,6 +41,38 @@ static bool is_mount_point(int dir_fd, const struct stat *st)
 	       (parent.st_dev != st->st_dev || parent.st_ino == st->st_ino);
 }
 
+/* @path's device and whether it is a mount point, now.  0 or -errno. */
+static int root_identity(const char *path, dev_t *dev, bool *mount_point)
+{
+	/* O_PATH: only a name for fstat and "..", held for these two calls. */
+	int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	int err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		err = -errno;
+	} else {
+		*dev = st.st_dev;
+		*mount_point = S_ISDIR(st.st_mode) && is_mount_point(fd, &st);
+	}
+	close(fd);
+	return err;
+}
+
+int upcc_fanotify_root_init(struct upcc_fanotify_root *root, char *path)
+{
+	int err;
+
+	memset(root, 0, sizeof(*root));
+	root->mount_fd = -1;
+	err = root_identity(path, &root->dev, &root->mount_point);
+	if (!err)
+		root->path = path;
+	return err;
+}
+
 static bool dev_marked(const struct upcc_fanotify_root *roots, size_t nr_roots, dev_t dev)
 {
 	for (size_t i = 0; i < nr_roots; i++)
@@ -109,40 +141,41 @@ void upcc_fanotify_mark_root(struct upcc_fanotify *fan, struct upcc_fanotify_roo
 	struct upcc_fanotify_root *r = &roots[index];
 	struct statfs sfs;
 	struct stat st;
-	int err;
+	int err, fd;
 
-	r->mount_fd = open(r->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (r->mount_fd < 0 || fstat(r->mount_fd, &st) < 0 || fstatfs(r->mount_fd, &sfs) < 0 ||
+	/* Open only while marking: a directory fd kept for the daemon's life
+	 * made `umount` of the filesystem fail as busy.
+	 */
+	fd = open(r->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0 || fstatfs(fd, &sfs) < 0 ||
 	    upcc_fs_is_pseudo((int64_t)sfs.f_type) || st.st_dev != r->dev) {
 		fan_why(fan, r->path, "not a directory on a real filesystem", 0);
-		goto fail;
+		goto out;
 	}
 	memcpy(r->fsid, &sfs.f_fsid, sizeof(r->fsid));
 	if (dev_marked(roots, nr_roots, r->dev)) {
 		r->marked = true;	/* a bind mount of a filesystem marked already */
-		return;
+		goto out;
 	}
-	if (!is_mount_point(r->mount_fd, &st)) {
+	if (!is_mount_point(fd, &st)) {
 		fan_why(fan, r->path, "root is not a mount point", 0);
-		goto fail;
+		goto out;
 	}
-	if (!handles_open(r->mount_fd, &err)) {
+	if (!handles_open(fd, &err)) {
 		fan_why(fan, r->path, "file handles", err);
-		goto fail;
+		goto out;
 	}
 	if (!fanotify_group(fan, r->path))
-		goto fail;
+		goto out;
 	if (fanotify_mark(fan->fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_CLOSE | FAN_OPEN,
-			  r->mount_fd, NULL) < 0) {
+			  fd, NULL) < 0) {
 		fan_why(fan, r->path, "fanotify_mark", errno);
-		goto fail;
+		goto out;
 	}
 	r->marked = true;
-	return;
-fail:
-	if (r->mount_fd >= 0)
-		close(r->mount_fd);
-	r->mount_fd = -1;
+out:
+	if (fd >= 0)
+		close(fd);
 }
 
 void upcc_fanotify_init(struct upcc_fanotify *fan)
@@ -159,26 +192,82 @@ void upcc_fanotify_fini(struct upcc_fanotify *fan)
 	fan->buffer = NULL;
 }
 
+/* A group with no root marked would only keep the refreshes from walking. */
+static void close_unused_group(struct upcc_fanotify *fan, const struct upcc_fanotify_root *roots,
+			       size_t nr_roots)
+{
+	for (size_t i = 0; i < nr_roots; i++)
+		if (roots[i].marked)
+			return;
+	if (fan->fd >= 0) {
+		close(fan->fd);
+		fan->fd = -1;
+	}
+}
+
 void upcc_fanotify_start(struct upcc_fanotify *fan, struct upcc_fanotify_root *roots,
 			 size_t nr_roots)
 {
-	bool any = false;
-
 	fan->need_walk = true;
 	if (upcc_hooks.no_fanotify) {
 		snprintf(fan->why, sizeof(fan->why), "disabled by a test hook");
 		return;
 	}
-	for (size_t i = 0; i < nr_roots; i++) {
+	for (size_t i = 0; i < nr_roots; i++)
 		upcc_fanotify_mark_root(fan, roots, nr_roots, i);
-		any |= roots[i].marked;
-	}
-	if (!any && fan->fd >= 0) {
-		close(fan->fd);
-		fan->fd = -1;
-	}
+	close_unused_group(fan, roots, nr_roots);
 	if (!nr_roots)
 		snprintf(fan->why, sizeof(fan->why), "no filesystem to mark");
+}
+
+/* Is our mark still on @root's filesystem?  Removing FAN_ACCESS, which the
+ * mark never had, changes nothing where it is, and fails with ENOENT where
+ * it is not.  Any other failure counts as there: no rewalk for nothing.
+ */
+static bool mark_still_there(const struct upcc_fanotify *fan, const struct upcc_fanotify_root *root)
+{
+	if (fan->fd < 0)
+		return true;
+	return fanotify_mark(fan->fd, FAN_MARK_REMOVE | FAN_MARK_FILESYSTEM | FAN_MARK_DONT_FOLLOW,
+			     FAN_ACCESS, AT_FDCWD, root->path) == 0 || errno != ENOENT;
+}
+
+enum upcc_fanotify_root_change upcc_fanotify_check_root(const struct upcc_fanotify *fan,
+							 const struct upcc_fanotify_root *root)
+{
+	bool mount_point;
+	dev_t dev;
+
+	if (root_identity(root->path, &dev, &mount_point))
+		return UPCC_FANOTIFY_ROOT_MISSING;
+	/* Its mount point's directory, on the filesystem below: unmounted. */
+	if (root->mount_point && !mount_point)
+		return UPCC_FANOTIFY_ROOT_UNMOUNTED;
+	if (dev != root->dev || (root->marked && !mark_still_there(fan, root)))
+		return UPCC_FANOTIFY_ROOT_NEW;
+	return UPCC_FANOTIFY_ROOT_SAME;
+}
+
+void upcc_fanotify_renew_root(struct upcc_fanotify *fan, struct upcc_fanotify_root *roots,
+			      size_t nr_roots, size_t index)
+{
+	struct upcc_fanotify_root *r = &roots[index];
+
+	for (size_t i = 0; i < nr_roots; i++)
+		if (roots[i].dev == r->dev)
+			roots[i].marked = false;
+	r->marked = false;
+	if (root_identity(r->path, &r->dev, &r->mount_point))
+		return;		/* gone again: the next look says so */
+	if (upcc_hooks.no_fanotify)
+		return;
+	/* Mount points first: a root within their filesystem shares their mark. */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < nr_roots; i++)
+			if (roots[i].dev == r->dev && !roots[i].marked &&
+			    roots[i].mount_point == (pass == 0))
+				upcc_fanotify_mark_root(fan, roots, nr_roots, i);
+	close_unused_group(fan, roots, nr_roots);
 }
 
 /* Is @path inside @root? */
@@ -202,14 +291,47 @@ static bool in_marked_tree(const struct upcc_fanotify_view *view, dev_t dev, con
 }
 
 /* The marked root an event's filesystem id names (its handle opens there). */
-static const struct upcc_fanotify_root *root_of_fsid(const struct upcc_fanotify_view *view,
-						      const char *fsid)
+static struct upcc_fanotify_root *root_of_fsid(const struct upcc_fanotify_view *view,
+						const char *fsid)
 {
 	for (size_t i = 0; i < view->nr_roots; i++)
-		if (view->roots[i].marked && view->roots[i].mount_fd >= 0 &&
+		if (view->roots[i].marked &&
 		    memcmp(view->roots[i].fsid, fsid, sizeof(view->roots[i].fsid)) == 0)
 			return &view->roots[i];
 	return NULL;
+}
+
+/*
+ * @root's directory for open_by_handle_at, opened at the first event a
+ * parse meets for it and closed at the parse's end (close_root_fds): held
+ * between drains it kept the filesystem from being unmounted.  It must be
+ * the filesystem we marked, not the directory below it after an unmount.
+ */
+static int root_fd(struct upcc_fanotify_root *root)
+{
+	struct stat st;
+	int fd;
+
+	if (root->mount_fd >= 0 || root->mount_fd_failed)
+		return root->mount_fd;
+	fd = open(root->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_dev != root->dev)) {
+		close(fd);
+		fd = -1;
+	}
+	root->mount_fd = fd;
+	root->mount_fd_failed = fd < 0;
+	return fd;
+}
+
+static void close_root_fds(const struct upcc_fanotify_view *view)
+{
+	for (size_t i = 0; i < view->nr_roots; i++) {
+		if (view->roots[i].mount_fd >= 0)
+			close(view->roots[i].mount_fd);
+		view->roots[i].mount_fd = -1;
+		view->roots[i].mount_fd_failed = false;
+	}
 }
 
 /* One FID record: open the inode O_PATH by handle, prove it is a regular
@@ -218,7 +340,7 @@ static const struct upcc_fanotify_root *root_of_fsid(const struct upcc_fanotify_
 static void learn_handle(struct upcc_fanotify *fan, const struct upcc_fanotify_view *view,
 			 const char *fsid, const char *raw, size_t raw_len, uint64_t hash)
 {
-	const struct upcc_fanotify_root *root = root_of_fsid(view, fsid);
+	struct upcc_fanotify_root *root = root_of_fsid(view, fsid);
 	union {
 		struct file_handle fh;
 		char bytes[sizeof(struct file_handle) + MAX_HANDLE_SZ];
@@ -226,12 +348,15 @@ static void learn_handle(struct upcc_fanotify *fan, const struct upcc_fanotify_v
 	char proc_path[64], path[PATH_MAX];
 	struct stat st;
 	ssize_t len;
-	int path_fd, fd;
+	int path_fd, fd, mount_fd;
 
 	if (!root || raw_len > sizeof(handle))
 		return;
+	mount_fd = root_fd(root);
+	if (mount_fd < 0)
+		return;		/* unmounted: the refresh's look at the root says so */
 	memcpy(handle.bytes, raw, raw_len);
-	path_fd = open_by_handle_at(root->mount_fd, &handle.fh, O_PATH | O_CLOEXEC);
+	path_fd = open_by_handle_at(mount_fd, &handle.fh, O_PATH | O_CLOEXEC);
 	if (path_fd < 0)
 		return;		/* deleted since, or not ours to open */
 	fd = upcc_open_regular_path_fd(path_fd, &st);
@@ -347,6 +472,7 @@ void upcc_fanotify_parse(struct upcc_fanotify *fan, const struct upcc_fanotify_v
 		}
 		off += meta.event_len;
 	}
+	close_root_fds(view);
 }
 
 /*

@@ -23,14 +23,37 @@
 #define UPCC_FANOTIFY_OWN_OPENS_PER_DRAIN	2048u
 
 /* One tree whose files are learnt: the path scope's root, or one local
- * disk mount of the system scope.
+ * disk mount of the system scope.  Nothing of it holds the filesystem: an
+ * unmount must never find it busy (fanotify's filesystem mark does not
+ * pin a mount; it goes with the superblock).
  */
 struct upcc_fanotify_root {
 	char *path;			/* realpath: fanotify events give absolute paths */
 	dev_t dev;
-	int mount_fd;			/* the root, for open_by_handle_at; -1 */
+	bool mount_point;		/* a mount point (or /) when added or renewed */
+	/* The root, for open_by_handle_at: opened when a parse meets the
+	 * first event for it and closed at the parse's end, else -1.
+	 */
+	int mount_fd;
+	bool mount_fd_failed;		/* that parse could not open it (unmounted?) */
 	int32_t fsid[2];		/* statfs f_fsid: which root an event's handle is for */
 	bool marked;			/* its filesystem has our fanotify mark */
+};
+
+/* Fill @root for @path (taken on success): its device and whether it is a
+ * mount point now, not marked, no fd.  0 or -errno (@path unreachable).
+ */
+int upcc_fanotify_root_init(struct upcc_fanotify_root *root, char *path);
+
+/* What became of a root since it was marked (or last renewed). */
+enum upcc_fanotify_root_change {
+	UPCC_FANOTIFY_ROOT_SAME,
+	UPCC_FANOTIFY_ROOT_MISSING,	/* its path is gone */
+	UPCC_FANOTIFY_ROOT_UNMOUNTED,	/* it was a mount point and is not one now */
+	/* Another filesystem is at its path, or the same one mounted again
+	 * (an unmount took our mark with its superblock).
+	 */
+	UPCC_FANOTIFY_ROOT_NEW,
 };
 
 /* How a root's files are learnt, for logs: "fanotify mark, walk" or "walks only". */
@@ -100,6 +123,25 @@ void upcc_fanotify_start(struct upcc_fanotify *fan, struct upcc_fanotify_root *r
 void upcc_fanotify_mark_root(struct upcc_fanotify *fan, struct upcc_fanotify_root *roots,
 			     size_t nr_roots, size_t index);
 
+/*
+ * Look at @root's path: a stat, and for a marked root a fanotify_mark(2)
+ * that removes an event we never asked for, which fails only where our
+ * mark is gone (ENOENT): a filesystem unmounted and mounted again between
+ * two looks shows the same device and mount point, but it would send no
+ * event any more.
+ */
+enum upcc_fanotify_root_change upcc_fanotify_check_root(const struct upcc_fanotify *fan,
+							 const struct upcc_fanotify_root *root);
+
+/*
+ * Take @roots[@index] as its path shows it now (UPCC_FANOTIFY_ROOT_NEW)
+ * and mark it again, with the other roots of the filesystem it was on:
+ * their mark went with the same superblock.  Without a marked root left
+ * the group is closed, so that every refresh walks.
+ */
+void upcc_fanotify_renew_root(struct upcc_fanotify *fan, struct upcc_fanotify_root *roots,
+			      size_t nr_roots, size_t index);
+
 /* Read the queued events: at most @budget of them (others' events), the
  * rest wait for the next drain.
  */
@@ -121,7 +163,8 @@ void upcc_fanotify_note_own_open(struct upcc_fanotify *fan, const struct upcc_fa
  * The parser under upcc_fanotify_drain, for one read's @len bytes: every
  * whole event not from @self is counted, an overflow sets need_walk, each
  * FID record's handle is looked up (known) or learnt; *@budget drops by
- * one an event.  Truncated or malformed records end the buffer.
+ * one an event.  Truncated or malformed records end the buffer.  The
+ * roots' directories it opened to learn are closed when it returns.
  */
 void upcc_fanotify_parse(struct upcc_fanotify *fan, const struct upcc_fanotify_view *view,
 			 const char *buf, size_t len, pid_t self, uint64_t *budget);

@@ -310,6 +310,12 @@ const char *upcc_measure_explain(const struct upcc_scope *scope, int err, char *
 		snprintf(buf, len, "no directory %s (not created yet?)", scope->path);
 		return buf;
 	}
+	/* The fadvise inventory's: its root was a mount point and is not. */
+	if (scope->kind == UPCC_SCOPE_PATH && err == -ENODEV) {
+		snprintf(buf, len, "%s is not mounted (unmounted while upcd ran): "
+			 "measured again once it is", scope->path);
+		return buf;
+	}
 	snprintf(buf, len, "%s", strerror(-err));
 	return buf;
 }

@@ -87,7 +87,8 @@ mkfifo "$mnt/data/fifo"
 clean_files=("$mnt"/data/f[1-4] "$mnt"/data/sub/f[5-8])
 
 "$PROBE" map "$mnt/data/mapped" >"$work/map.out" &
-pids+=($!)
+map_pid=$!
+pids+=($map_pid)
 for _ in $(seq 100); do grep -q ready "$work/map.out" 2>/dev/null && break; sleep 0.05; done
 check "setup: helper maps $mnt/data/mapped" grep -q ready "$work/map.out"
 
@@ -572,5 +573,119 @@ wait "$daemon"
 rc=$?
 wait "$other"
 check "... SIGTERM stops it cleanly (rc=$rc)" test "$rc" -eq 0
+
+# ---- upcd never keeps a filesystem from being unmounted (issue 32) --------
+# A real umount of the loop filesystem while upcd watches it, never a lazy
+# one: upcd kept a directory fd open on every fanotify root for its whole
+# life, so `umount` failed with "target is busy", and after `umount -l` it
+# went on watching a detached filesystem without a word.  The suite's own
+# mapping helper goes first: a mapped file keeps a filesystem busy too.
+kill "$map_pid" 2>/dev/null
+wait "$map_pid" 2>/dev/null
+umount_checked() {	# umount_checked NAME: a plain umount must succeed
+	local err
+
+	if err=$(umount "$mnt" 2>&1); then
+		pass "$1"
+		return 0
+	fi
+	fail "$1: $err"
+	fuser -vm "$mnt" 2>&1 | grep -v '^Cannot stat' | sed 's/^/     holder: /'
+	return 1
+}
+remount() {	# the same device, where it was (once: never a second mount on it)
+	mountpoint -q "$mnt" || mount -o commit=600 "$loop" "$mnt"
+}
+wait_file() {	# wait_file FILE: up to 15 s for upcd to write it
+	for _ in $(seq 150); do [ -s "$1" ] && return 0; sleep 0.1; done
+	return 1
+}
+# Its cache goes within 15 s.  Looked at once a second: the probe's open is
+# an event, and a file opened since the last refresh counts as being read
+# (only what is behind its reader goes), so a look every 100 ms kept half
+# of it cached for good.
+check_dropped() {	# check_dropped NAME FILE
+	for _ in $(seq 15); do sleep 1; [ "$(cached_of "$2")" -eq 0 ] && break; done
+	check "$1 ($(cached_of "$2") pages left)" test "$(cached_of "$2")" -eq 0
+}
+# A cold file: written and synced, never read back (a read after upcd
+# dropped part of it would be a refault, and a refaulted file is kept).
+write_cold() { dd if=/dev/urandom of="$1" bs=1M count="$2" status=none conv=fsync; }
+stop_daemon() {	# stop_daemon NAME
+	kill -TERM "$daemon"
+	wait "$daemon"
+	rc=$?
+	check "$1 (rc=$rc)" test "$rc" -eq 0
+}
+
+# The path scope on the mount point, marked by fanotify.  Unmounted, it
+# cannot be measured (its mount point's empty directory is not its tree),
+# said once, not every round; mounted again, it is measured and acted on.
+"$UPCD_HOOKED" --backend=fadvise --scope="path:$mnt" --target=1M --trigger=2M \
+	--interval=200ms --state "$work/state6.json" >"$work/upcd6.log" 2>&1 &
+daemon=$!
+pids+=("$daemon")
+check "path scope on the mount point $mnt, fanotify-marked" \
+	wait_log "$work/upcd6.log" "inventory root $mnt (fanotify mark, walk)"
+check "... its first round done" wait_file "$work/state6.json"
+umount_checked "... umount $mnt succeeds while upcd watches it (no lazy umount)"
+check "... it is unmounted, not left detached" \
+	bash -c "! grep -qF ' $mnt ' /proc/self/mountinfo"
+check "... upcd says the scope cannot be measured: unmounted" \
+	wait_log "$work/upcd6.log" "scope path:$mnt: cannot measure: $mnt is not mounted (unmounted while upcd ran)"
+sleep 1	# five rounds at 200 ms
+check "... once, not every round ($(grep -c 'cannot measure' "$work/upcd6.log") lines)" \
+	test "$(grep -c 'cannot measure' "$work/upcd6.log")" -eq 1
+check "... and keeps running" kill -0 "$daemon"
+remount
+check "... mounted again, upcd measures it again" \
+	wait_log "$work/upcd6.log" "scope path:$mnt: measured again"
+write_cold "$mnt/after-remount" 8
+check_dropped "... and drops a file written on it since" "$mnt/after-remount"
+stop_daemon "... SIGTERM stops it cleanly"
+sed -n '/cannot measure\|measured again\|inventory: /s/^/     upcd: /p' "$work/upcd6.log" | head -4
+
+# Unmounted and mounted again between two looks: the same device at the
+# same place, but the fanotify mark went with the old superblock, and no
+# event would ever end the quiet.  With an interval of an hour only the
+# tick can notice: it marks the filesystem again, and the file written
+# then is seen, its round started by the tick above the trigger.
+"$UPCD_HOOKED" --backend=fadvise --scope="path:$mnt" --target=1M --trigger=2M \
+	--interval=1h --state "$work/state7.json" >"$work/upcd7.log" 2>&1 &
+daemon=$!
+pids+=("$daemon")
+check "path scope, interval 1 h: its first round done" wait_file "$work/state7.json"
+umount_checked "... umount at once followed by a mount" && remount
+write_cold "$mnt/after-quick-remount" 8
+check_dropped "... a file written on it then is dropped" "$mnt/after-quick-remount"
+check "... and upcd says it is mounted again" \
+	wait_log "$work/upcd7.log" "scope path:$mnt: inventory: mounted again $mnt (fanotify mark, walk)"
+stop_daemon "... SIGTERM stops it cleanly"
+
+# The system scope (its mount table the suite's fixture, which names this
+# filesystem alone; upcc_mounts_load() leaves out a listed mount point
+# that is not on its device any more, as after a real umount).
+head -n 4 "$work/mountinfo" >"$work/mountinfo-real"
+UPCC_MOUNTINFO="$work/mountinfo-real" "$UPCD_HOOKED" --backend=fadvise --scope=system \
+	--target=1M --trigger=2M --interval=200ms --state "$work/state8.json" \
+	>"$work/upcd8.log" 2>&1 &
+daemon=$!
+pids+=("$daemon")
+check "system scope, its root $mnt fanotify-marked" \
+	wait_log "$work/upcd8.log" "inventory root $mnt (fanotify mark, walk)"
+check "... its first round done" wait_file "$work/state8.json"
+umount_checked "... umount $mnt succeeds while upcd watches it (no lazy umount)"
+check "... upcd says it is unmounted" \
+	wait_log "$work/upcd8.log" "scope system: inventory: unmounted $mnt"
+remount
+check "... mounted again, it joins the inventory, fanotify-marked" \
+	wait_log "$work/upcd8.log" "scope system: inventory: mounted $mnt (fanotify mark, walk)"
+write_cold "$mnt/system-after-remount" 8
+check_dropped "... and a file written on it since is dropped" "$mnt/system-after-remount"
+umount_checked "... umount at once followed by a mount" && remount
+write_cold "$mnt/system-after-quick-remount" 8
+check_dropped "... a file written on it then is dropped" "$mnt/system-after-quick-remount"
+stop_daemon "... SIGTERM stops it cleanly"
+sed -n '/inventory: /s/^/     upcd: /p' "$work/upcd8.log" | head -4
 
 finish

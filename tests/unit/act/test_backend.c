@@ -693,6 +693,41 @@ static void test_fadvise_system_walk_skips(void **state)
 	upcc_hooks.no_fanotify = 0;
 }
 
+/* A change of the inventory's roots is said once: the steps of a round
+ * after its first reuse the first one's refresh, and each said its news
+ * again (a mount joining was logged every step).
+ */
+static void test_fadvise_note_once_a_refresh(void **state)
+{
+	char one[PATH_MAX * 2], two[PATH_MAX * 2];
+	const char *dirs[2] = { one, two };
+	struct upcc_backend backend = { 0 };
+	struct upcc_scope scope = scope_of(UPCC_SCOPE_SYSTEM, NULL);
+	struct upcc_action_result result;
+
+	(void)state;
+	fake_proc();
+	snprintf(one, sizeof(one), "%s/note1", root);
+	snprintf(two, sizeof(two), "%s/note2", root);
+	assert_int_equal(ua_mkdir_p(one), 0);
+	assert_int_equal(ua_mkdir_p(two), 0);
+	fixture_mountinfo_of(dirs, 1);
+	assert_int_equal(upcc_backend_select(&backend, "fadvise", &scope), 0);
+	assert_int_equal(backend.ops->init(&backend, &scope), 0);
+	assert_int_equal(backend.ops->reclaim(&backend, &scope, 0, 8, &result), 0);
+	fixture_mountinfo_of(dirs, 2);		/* a disk mounted */
+	assert_int_equal(backend.ops->reclaim(&backend, &scope, 1, 8, &result), 0);
+	assert_non_null(strstr(result.note, "inventory: mounted "));
+	assert_non_null(strstr(result.note, two));
+	assert_int_equal(backend.ops->reclaim(&backend, &scope, 1, 8, &result), 0);
+	assert_string_equal(result.note, "");	/* the same round's next step */
+	assert_int_equal(backend.ops->reclaim(&backend, &scope, 2, 8, &result), 0);
+	assert_string_equal(result.note, "");	/* a new refresh, no change */
+	backend.ops->fini(&backend);
+	upcc_hooks.mountinfo = NULL;
+	upcc_hooks.no_fanotify = 0;
+}
+
 /* Deep mount points (CI checks out under long paths): `why` names the first
  * three whole and counts the rest; detail() gives every root, whole.
  */
@@ -760,6 +795,7 @@ int main(void)
 		cmocka_unit_test_setup(test_fadvise_system_disk, per_test),
 		cmocka_unit_test_setup(test_fadvise_system_walk_skips, per_test),
 		cmocka_unit_test_setup(test_fadvise_system_long_paths, per_test),
+		cmocka_unit_test_setup(test_fadvise_note_once_a_refresh, per_test),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -826,6 +826,53 @@ static void test_tick_measures_only_what_can_grow(void **state)
 }
 
 /*
+ * Issue 32: a path scope whose root was a mount point and is one no more
+ * was unmounted (nothing of the inventory's keeps it mounted): its refresh
+ * and its tick fail with -ENODEV, where they measured the mount point's
+ * empty directory, and its table is kept.  Back, the tick takes it as it
+ * is (marks it again, where it was marked) and asks for the round, whose
+ * refresh walks it and says so, once.  Unmount and return are faked here
+ * (the root recorded as a mount point it is not, then on a device it is
+ * not on); tests/integration/run.sh unmounts a loop filesystem for real.
+ */
+static void test_path_root_unmounted(void **state)
+{
+	char file[PATH_MAX + 96];
+	const char *dir = make_sub("unmounted");
+	struct upcc_inventory inv;
+	struct upcc_sample sample;
+	int pipe_fds[2];
+
+	(void)state;
+	snprintf(file, sizeof(file), "%s/f", dir);
+	assert_int_equal(ua_cached_file(file, 8, 1), 0);
+	init_watched(&inv, dir, pipe_fds);
+	assert_int_equal(upcc_inventory_refresh(&inv), 0);
+	assert_int_equal(inv.count, 1);
+
+	inv.roots[0].mount_point = true;		/* unmounted */
+	assert_int_equal(upcc_inventory_refresh(&inv), -ENODEV);
+	assert_int_equal(upcc_inventory_tick_sample(&inv, &sample), -ENODEV);
+	assert_true(inv.root_gone);
+	assert_int_equal(inv.count, 1);			/* kept for its return */
+
+	inv.roots[0].mount_point = false;		/* mounted again, ... */
+	inv.roots[0].dev++;				/* ... from another device */
+	assert_int_equal(upcc_inventory_tick_sample(&inv, &sample), 0);
+	assert_false(sample.unchanged);			/* the round is not left out */
+	assert_false(inv.root_gone);
+	assert_int_equal(upcc_inventory_refresh(&inv), 0);
+	assert_int_equal(inv.walk_why, UPCC_INV_WALK_MOUNTS);
+	assert_non_null(strstr(inv.roots_changed, "mounted again "));
+	assert_non_null(strstr(inv.roots_changed, dir));
+	assert_int_equal(inv.count, 1);
+	assert_int_equal(upcc_inventory_refresh(&inv), 0);
+	assert_string_equal(inv.roots_changed, "");	/* said once */
+	close(pipe_fds[1]);
+	upcc_inventory_fini(&inv);
+}
+
+/*
  * Issue 10, cost: with fanotify, a refresh counts a file nothing opened
  * and that was not growing as it was last measured (one stat), and
  * measures it again at least every UPCC_INVENTORY_REMEASURE_SCANS
@@ -942,6 +989,7 @@ int main(void)
 		cmocka_unit_test(test_path_sample),
 		cmocka_unit_test(test_mounts_inventory),
 		cmocka_unit_test(test_mounts_follow_table),
+		cmocka_unit_test(test_path_root_unmounted),
 		cmocka_unit_test(test_hard_links_counted_once),
 		cmocka_unit_test(test_overflowed_table_samples_from_one_walk),
 		cmocka_unit_test(test_refresh_interrupted),

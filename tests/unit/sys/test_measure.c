@@ -206,6 +206,20 @@ static void test_path_unmeasured(void **state)
 	assert_true(sample.walk_errors == 2);
 }
 
+/* The fadvise inventory's path scope whose root was unmounted (-ENODEV)
+ * says so, and that it comes back by itself.
+ */
+static void test_explain_unmounted(void **state)
+{
+	struct upcc_scope data = scope_of(UPCC_SCOPE_PATH, -1, "/mnt/data");
+	char why[PATH_MAX + 128];
+
+	(void)state;
+	upcc_measure_explain(&data, -ENODEV, why, sizeof(why));
+	assert_string_equal(why, "/mnt/data is not mounted (unmounted while upcd ran): "
+			    "measured again once it is");
+}
+
 static void test_mapped_exceeds_lru(void **state)
 {
 	struct upcc_scope system = scope_of(UPCC_SCOPE_SYSTEM, -1, "");
@@ -229,6 +243,7 @@ int main(void)
 		cmocka_unit_test(test_cgroup),
 		cmocka_unit_test(test_path_dispatch),
 		cmocka_unit_test(test_path_long_names),
+		cmocka_unit_test(test_explain_unmounted),
 		cmocka_unit_test(test_mapped_exceeds_lru),
 		cmocka_unit_test(test_path_unmeasured),
 	};
