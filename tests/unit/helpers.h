@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -188,6 +189,24 @@ static inline int ua_under_valgrind(void)
 	const char *preload = getenv("LD_PRELOAD");
 
 	return preload && strstr(preload, "vgpreload") != NULL;
+}
+
+/*
+ * A stand-in for cachestat(2) (upcc_hooks.cachestat) that answers
+ * ua_cachestat_err to every call: -EPERM is the kernel's answer to a
+ * caller who neither owns the file nor may write it.
+ */
+struct upcc_cachestat;
+static int ua_cachestat_err __attribute__((unused));
+
+static inline int ua_refusing_cachestat(int fd, uint64_t off, uint64_t len,
+					struct upcc_cachestat *cs)
+{
+	(void)fd;
+	(void)off;
+	(void)len;
+	(void)cs;
+	return ua_cachestat_err;
 }
 
 #endif /* UA_HELPERS_H */

@@ -11,15 +11,8 @@ set -u
 upcd=${1:-${UPCD:?}}
 upcc=${2:-${UPCC:?}}
 here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d /var/tmp/upcc-hostile3-XXXXXX)
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
 . "$here/lib.sh"
+scratch_init hostile3
 
 stderr_has() { grep -qF -- "$1" "$tmp/err"; }
 not_a_config_error() {	# not_a_config_error COMMAND...: exits, but not with 2

@@ -8,15 +8,8 @@ set -u
 upcd=${1:-${UPCD:?}}
 upcc=${2:-${UPCC:?}}
 here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d /var/tmp/upcc-hostile-XXXXXX)
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
 . "$here/lib.sh"
+scratch_init hostile
 
 # 2. A dry run writes only the files the command line names: not the
 # config's metrics, and after SIGHUP not the config's state either.

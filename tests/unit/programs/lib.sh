@@ -5,6 +5,12 @@
 passed=0
 failed=0
 
+scratch_init() {	# scratch_init NAME: $tmp (a new directory) and $pids, both gone at exit
+	tmp=$(mktemp -d "/var/tmp/upcc-$1-XXXXXX")
+	pids=()
+	trap 'for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
+}
+
 check() {	# check NAME COMMAND...: passes if COMMAND succeeds
 	local name=$1
 	shift

@@ -173,15 +173,6 @@ static void test_path_long_names(void **state)
 	assert_true(sample.walk_errors == 0);
 }
 
-static int failing_cachestat(int fd, uint64_t off, uint64_t len, struct upcc_cachestat *cs)
-{
-	(void)fd;
-	(void)off;
-	(void)len;
-	(void)cs;
-	return -EIO;
-}
-
 /* Issue 31 item 3: a file the walk opened but could not measure is an
  * error of the sample, not a file with nothing cached.
  */
@@ -198,7 +189,8 @@ static void test_path_unmeasured(void **state)
 	snprintf(file, sizeof(file), "%s/b", dir);
 	assert_int_equal(ua_cached_file(file, 4, 1), 0);
 	tree = scope_of(UPCC_SCOPE_PATH, -1, dir);
-	upcc_hooks.cachestat = failing_cachestat;
+	ua_cachestat_err = -EIO;
+	upcc_hooks.cachestat = ua_refusing_cachestat;
 	assert_int_equal(upcc_measure(&tree, &sample), 0);
 	upcc_hooks.cachestat = NULL;
 	ua_rm_rf(dir);

@@ -259,19 +259,6 @@ static void test_run_start(void **state)
 	assert_int_equal(run_start_of(path, 0), 0);
 }
 
-/* The kernel's answer to a non-owner who may not write the file (EPERM),
- * or another failure, for every cachestat call.
- */
-static int cachestat_err;
-
-static int refusing_cachestat(int fd, uint64_t off, uint64_t len, struct upcc_cachestat *cs)
-{
-	(void)fd;
-	(void)off;
-	(void)len;
-	(void)cs;
-	return cachestat_err;
-}
 
 static int measure_refused(const char *path, int flags, int err, struct upcc_residency *res)
 {
@@ -280,8 +267,8 @@ static int measure_refused(const char *path, int flags, int err, struct upcc_res
 
 	assert_true(fd >= 0);
 	assert_int_equal(fstat(fd, &st), 0);
-	cachestat_err = err;
-	upcc_hooks.cachestat = refusing_cachestat;
+	ua_cachestat_err = err;
+	upcc_hooks.cachestat = ua_refusing_cachestat;
 	rc = upcc_residency_fd(fd, &st, res);
 	upcc_hooks.cachestat = NULL;
 	close(fd);
@@ -316,8 +303,8 @@ static void test_cachestat_refused_falls_back(void **state)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	assert_true(fd >= 0);
 	assert_int_equal(fstat(fd, &st), 0);
-	cachestat_err = -EPERM;
-	upcc_hooks.cachestat = refusing_cachestat;
+	ua_cachestat_err = -EPERM;
+	upcc_hooks.cachestat = ua_refusing_cachestat;
 	assert_int_equal(upcc_residency_range(fd, &st, 8, 16, &cached), 0);
 	upcc_hooks.cachestat = NULL;
 	close(fd);

@@ -384,16 +384,6 @@ static void test_long_path(void **state)
 	ua_rm_rf(base);
 }
 
-static int cachestat_err;
-
-static int refusing_cachestat(int fd, uint64_t off, uint64_t len, struct upcc_cachestat *cs)
-{
-	(void)fd;
-	(void)off;
-	(void)len;
-	(void)cs;
-	return cachestat_err;
-}
 
 /*
  * Issue 31 item 3: cachestat refuses a file a non-root caller neither owns
@@ -413,8 +403,8 @@ static void test_files_cachestat_refused(void **state)
 		skip();		/* its mincore counts are not exact (helpers.h) */
 	snprintf(path, sizeof(path), "%s/theirs", tree);
 	assert_int_equal(ua_cached_file(path, 8, 1), 0);
-	upcc_hooks.cachestat = refusing_cachestat;
-	cachestat_err = -EPERM;
+	upcc_hooks.cachestat = ua_refusing_cachestat;
+	ua_cachestat_err = -EPERM;
 	assert_int_equal(run(upcc_files_main, argv), UPCC_EXIT_OK);
 	out = output();
 	snprintf(want, sizeof(want), "%8s %8s  100%%        ?         ?", size_of(8), size_of(8));
@@ -440,8 +430,8 @@ static void test_files_unmeasurable(void **state)
 	(void)state;
 	snprintf(path, sizeof(path), "%s/unmeasurable", tree);
 	assert_int_equal(ua_cached_file(path, 8, 1), 0);
-	upcc_hooks.cachestat = refusing_cachestat;
-	cachestat_err = -EIO;		/* not a refusal: no fallback */
+	upcc_hooks.cachestat = ua_refusing_cachestat;
+	ua_cachestat_err = -EIO;		/* not a refusal: no fallback */
 	assert_int_equal(run(upcc_files_main, argv), UPCC_EXIT_FAILURE);
 	out = output();
 	assert_non_null(strstr(out, "total: 0 files, "));
