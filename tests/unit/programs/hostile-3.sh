@@ -143,8 +143,10 @@ for _ in range(1200):		# at most 60 s: killed when the check is done
 PY
 pids+=($!)
 sleep 0.5
+# Its own state file: the default one's lock (/run/upcc) is any other
+# upcd's on this machine, another test run's too.
 "$upcd" --backend=fadvise --scope "path:$tmp/stuck" --target 2M --trigger 4M --interval 100ms \
-	--tick 50ms 2>"$tmp/stuck.err" &
+	--tick 50ms --state "$tmp/stuck.json" 2>"$tmp/stuck.err" &
 pids+=($!)
 sleep 4
 kill -TERM "${pids[-1]}"; wait "${pids[-1]}"
