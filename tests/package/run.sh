@@ -86,7 +86,7 @@ result "upcd is hardened: PIE, RELRO, BIND_NOW, fortified calls ($fortify)" $? \
 	"relro $relro now $now fortify $fortify pie $pie"
 
 unit=$tmp/root/lib/systemd/system/upcd.service
-grep -q '^ExecStart=/usr/sbin/upcd ' "$unit"
+grep -qE '^ExecStart=/usr/sbin/upcd( |$)' "$unit"
 result "the packaged unit runs /usr/sbin/upcd" $? "$(grep ExecStart "$unit")"
 sed "s|^ExecStart=/usr/sbin/upcd|ExecStart=$tmp/root/usr/sbin/upcd|" "$unit" >"$tmp/upcd.service"
 out_v=$(MANPATH=$tmp/root/usr/share/man systemd-analyze verify --man=yes "$tmp/upcd.service" 2>&1)
