@@ -17,17 +17,20 @@
 BUILD ?= build
 CHECK_SUITES :=
 
-.PHONY: all run check deps deps-build
+.PHONY: all run check deps deps-build deps-deb
 all:
 
 include mk/*.mk
 
 # What make check needs; deps-build only what building the programs needs,
-# so that make run on a bare machine installs its compiler and json-c.
+# so that make run on a bare machine installs its compiler and json-c;
+# deps-deb that plus what make deb needs (dpkg-dev, debhelper, git).
 deps:
 	scripts/install-deps.sh
 deps-build:
 	scripts/install-deps.sh build
+deps-deb:
+	scripts/install-deps.sh deb
 
 # Suites run in order; a failing suite does not stop the next, and the last
 # line is the sum of every suite's "N passed, N failed".

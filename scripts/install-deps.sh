@@ -4,21 +4,28 @@
 #
 #   install-deps.sh         everything make check needs (the default)
 #   install-deps.sh build   what building upcd and upcc needs, alone (make run)
+#   install-deps.sh deb     the build set plus what building the Debian
+#                           package needs (make deb): debian/control's
+#                           Build-Depends, dpkg-buildpackage, and git, which
+#                           scripts/build-deb.sh asks for the tree's files
 #   install-deps.sh SET --list   print the set's packages, install nothing
 #
 # The build set is kept apart so that the main job on a bare machine does
 # not wait for kernel sources, QEMU and lintian; tests/first-run checks that
-# it names every package whose files the build includes.
+# it names every package whose files the build includes, and that the deb
+# set names debian/control's Build-Depends.
 set -eu
 cd "$(dirname "$0")/.."
 build_packages=(build-essential libjson-c-dev)
+deb_packages=(dpkg-dev debhelper git)
 set_name=${1:-all}
 case "$set_name" in
-build|all) ;;
-*) echo "usage: install-deps.sh [build|all]" >&2; exit 2 ;;
+build|deb|all) ;;
+*) echo "usage: install-deps.sh [build|deb|all] [--list]" >&2; exit 2 ;;
 esac
 packages=("${build_packages[@]}")
-[ "$set_name" = build ] || packages+=(
+[ "$set_name" = build ] || packages+=("${deb_packages[@]}")
+[ "$set_name" != all ] || packages+=(
 	bc bison flex libelf-dev libssl-dev python3 python3-ply python3-git rsync cpio kmod
 	ccache e2fsprogs util-linux busybox-static
 	# the userspace half's older-kernel suite (guest-backends-6.1)
@@ -26,7 +33,7 @@ packages=("${build_packages[@]}")
 	libcmocka-dev valgrind pkg-config clang libclang-rt-14-dev
 	systemd
 	# make install checks, the Debian package, the systemd guest's image
-	bash-completion man-db groff-base dpkg-dev debhelper lintian git mmdebstrap
+	bash-completion man-db groff-base lintian mmdebstrap
 	qemu-system-x86 qemu-utils
 	gnuplot-nox
 )

@@ -10,8 +10,42 @@
 #include "check.h"
 #include "core/common.h"
 #include "core/resolve.h"
+#include "fscheck.h"
 #include "report/steplog.h"
 #include "sys/measure.h"
+
+/*
+ * The state and metrics files, checked as their writers will open their
+ * directories (fscheck.h), one line each.  The state file's lock is taken
+ * there at start-up, where a directory that cannot be used is a bad config
+ * (lock.h): UPCC_EXIT_USAGE; a metrics file that cannot be written is
+ * warned about every round: UPCC_EXIT_FAILURE; else 0.
+ */
+static int check_reports(const struct upcd *upcd)
+{
+	const struct upcc_config *config = &upcd->config;
+	char what[2 * PATH_MAX + 256];
+	int rc = UPCC_EXIT_OK;
+
+	if (!config->state_path[0]) {
+		printf("state: none\n");
+	} else if (upcd_check_report_dir(config->state_path, true, what, sizeof(what))) {
+		printf("state %s: cannot be written: %s\n", config->state_path, what);
+		rc = UPCC_EXIT_USAGE;
+	} else {
+		printf("state %s: %s\n", config->state_path, what);
+	}
+	if (!config->metrics_path[0]) {
+		printf("metrics: none (metrics = is not set)\n");
+	} else if (upcd_check_report_dir(config->metrics_path, false, what, sizeof(what))) {
+		printf("metrics %s: cannot be written: %s\n", config->metrics_path, what);
+		if (rc == UPCC_EXIT_OK)
+			rc = UPCC_EXIT_FAILURE;
+	} else {
+		printf("metrics %s: %s\n", config->metrics_path, what);
+	}
+	return rc;
+}
 
 /*
  * --check: the config is valid (else upcd_build_config failed, exit 2); for
@@ -24,6 +58,7 @@ int upcd_check(struct upcd *upcd)
 	const char *config_path = upcd->options.config_path;
 	uint64_t page = upcd->page_size;
 	size_t bad = 0;
+	int reports;
 
 	if (!config_path)
 		config_path = access(UPCC_DEFAULT_CONFIG_PATH, F_OK) == 0 ?
@@ -40,6 +75,10 @@ int upcd_check(struct upcd *upcd)
 		uint64_t excess;
 		int err;
 
+		/* Not an error: a valid setting that few mean. */
+		if (scope->config.target.value == 0)
+			printf("NOTICE scope %s: target = 0 means drop all clean unmapped cache down to nothing\n",
+			       scope->name);
 		if (!run->backend_ready) {
 			printf("scope %s: no usable backend: %s\n", scope->name, run->backend_error);
 			bad++;
@@ -72,10 +111,16 @@ int upcd_check(struct upcd *upcd)
 			printf("below the trigger: nothing to do until it passes it (--once now: would reclaim %s, down to the target)\n",
 			       UPCD_SIZE(excess, page));
 	}
+	reports = check_reports(upcd);
 	if (bad) {
 		printf("check: %zu of %zu scope%s cannot be controlled\n", bad, upcd->nr_runs,
 		       upcd->nr_runs == 1 ? "" : "s");
-		return UPCC_EXIT_FAILURE;
+		return reports == UPCC_EXIT_USAGE ? reports : UPCC_EXIT_FAILURE;
+	}
+	if (reports) {
+		printf("check: %s cannot be written\n",
+		       reports == UPCC_EXIT_USAGE ? "the state file" : "the metrics file");
+		return reports;
 	}
 	printf("check: ok\n");
 	return UPCC_EXIT_OK;

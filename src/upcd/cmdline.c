@@ -259,8 +259,9 @@ int upcd_build_config(const struct upcd_options *options, struct upcc_config *co
 		err = upcd_check_scope_roots(config, path, error, sizeof(error));
 	/* A dry run writes reports only where the command line says: not the
 	 * config file's paths, nor the default state file, here and on reload.
+	 * --check keeps them, to check them (check.c): it writes nothing.
 	 */
-	if (!err && options->dry_run) {
+	if (!err && options->dry_run && !options->check) {
 		if (!options->state)
 			config->state_path[0] = '\0';
 		if (!options->metrics)

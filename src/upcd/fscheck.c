@@ -9,8 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "fscheck.h"
+#include "lib/atomicfile.h"
 #include "lib/log.h"
 
 /* Where a setting came from: "FILE:LINE: state PATH", "--state=PATH" or
@@ -184,4 +186,61 @@ int upcd_check_scope_roots(const struct upcc_config *config, const char *config_
 						    error_len);
 	free(roots);
 	return err;
+}
+
+int upcd_check_report_dir(const char *path, bool can_make, char *what, size_t what_len)
+{
+	char dir[PATH_MAX], parent[PATH_MAX], why[PATH_MAX + 128] = "";
+	char *slash;
+	int fd;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash) {	/* config.c takes absolute paths only: not reached */
+		snprintf(what, what_len, "not an absolute path");
+		return -EINVAL;
+	}
+	*(slash == dir ? slash + 1 : slash) = '\0';
+	fd = upcc_atomic_open_dir(dir, why, sizeof(why));
+	if (fd >= 0) {
+		close(fd);
+		if (access(dir, W_OK) != 0) {
+			int err = -errno;
+
+			snprintf(what, what_len, "directory %s: cannot write in it: %s", dir,
+				 strerror(-err));
+			return err;
+		}
+		snprintf(what, what_len, "directory %s: ok", dir);
+		return 0;
+	}
+	if (fd != -ENOENT || !can_make) {
+		/* A rule's refusal names the directory itself; an error's text does not. */
+		snprintf(what, what_len, "%s%s%s%s", strstr(why, dir) ? "" : "directory ",
+			 strstr(why, dir) ? "" : dir, strstr(why, dir) ? "" : ": ", why);
+		if (fd == -ENOENT)
+			snprintf(what + strlen(what), what_len - strlen(what),
+				 " (upcd does not make this one: make it first)");
+		return fd;
+	}
+	/* The state file's directory: upcd makes it (0755) in its parent. */
+	snprintf(parent, sizeof(parent), "%s", dir);
+	slash = strrchr(parent, '/');
+	*(slash == parent ? slash + 1 : slash) = '\0';
+	fd = upcc_atomic_open_dir(parent, why, sizeof(why));
+	if (fd < 0) {
+		snprintf(what, what_len, "directory %s: missing, and upcd cannot make it: %s", dir,
+			 why);
+		return fd;
+	}
+	close(fd);
+	if (access(parent, W_OK) != 0) {
+		int err = -errno;
+
+		snprintf(what, what_len, "directory %s: missing, and upcd cannot make it in %s: %s",
+			 dir, parent, strerror(-err));
+		return err;
+	}
+	snprintf(what, what_len, "directory %s: missing, upcd makes it (in %s: ok)", dir, parent);
+	return 0;
 }

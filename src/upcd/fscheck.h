@@ -8,6 +8,7 @@
 #ifndef UPCC_FSCHECK_H
 #define UPCC_FSCHECK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "cmdline.h"
@@ -21,6 +22,18 @@
  */
 int upcd_check_report_files(const struct upcd_options *options, const struct upcc_config *config,
 			    const char *config_path, char *error, size_t error_len);
+
+/*
+ * --check: can the state or metrics file @path be written where it is,
+ * as the writer will (lib/atomicfile.h, upcc_atomic_open_dir): its
+ * directory exists (or, @can_make, as for the state file, is missing and
+ * its parent is one upcd may make it in), no component is a symbolic
+ * link, it is root's or ours, no group or other user may write it (but
+ * for the sticky bit), and we may write in it.  Nothing is made or
+ * written.  0 or -errno, and in @what "directory DIR: ok" or what is
+ * wrong with it.
+ */
+int upcd_check_report_dir(const char *path, bool can_make, char *what, size_t what_len);
 
 /*
  * The roots of @config's path scopes, and of its cgroup scopes, resolved

@@ -30,8 +30,12 @@ int main(int argc, char **argv)
 	upcc_log_init("upcd", upcd.options.verbose);
 	if (upcd_build_config(&upcd.options, &upcd.config))
 		return UPCC_EXIT_USAGE;
-	/* Before any backend starts: a second controller must touch nothing. */
-	rc = upcd_lock_state(-1, upcd.config.state_path, &upcd.lock_fd);
+	/* Before any backend starts: a second controller must touch nothing.
+	 * --check keeps the config's state path only to check it: it takes
+	 * the lock only of one --state names, as before.
+	 */
+	rc = upcd_lock_state(-1, upcd.options.check && !upcd.options.state ? "" :
+			     upcd.config.state_path, &upcd.lock_fd);
 	if (rc) {
 		upcc_config_free(&upcd.config);
 		return upcd_lock_exit_code(rc);

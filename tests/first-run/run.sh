@@ -11,6 +11,10 @@
 #    dependency check (install-deps.sh build asks dpkg, and apt-get for
 #    what is missing): exit 0, upcc status prints its system scope row, and
 #    upcd wrote its state under the clone's build/run/ only.
+# 3. The deb set (install-deps.sh deb, make deb) holds the build set and
+#    covers debian/control's Build-Depends; in the same clone, make deb
+#    succeeds, runs install-deps.sh deb, and its last line is the .deb at
+#    the path the README's quick start installs (~10 s more).
 # Prints one line per check and "N passed, N failed".
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -71,6 +75,32 @@ miss=$(uncovered "${less[@]}")
 result control_without_json_c_is_caught "$(grep -q 'json-c/json.h' <<<"$miss"; echo $?)" \
 	"the check did not miss json-c/json.h without libjson-c-dev: ${miss:-nothing}"
 
+# The deb set (make deb): the build set, and every package debian/control's
+# Build-Depends names, by its name or one it provides (debhelper-compat is
+# debhelper's), plus build-essential, which dpkg-checkbuilddeps requires of
+# every build, dpkg-dev (dpkg-buildpackage) and git (build-deb.sh).
+mapfile -t deb_list < <("$top/scripts/install-deps.sh" deb --list)
+miss=
+for p in "${build_list[@]}"; do
+	printf '%s\n' "${deb_list[@]}" | grep -qxF "$p" || miss+=" $p"
+done
+result deb_set_holds_build_set "$([ -z "$miss" ]; echo $?)" "missing:$miss"
+provided=$(closure "${deb_list[@]}" | xargs dpkg-query -W -f='${Package}\n${Provides}\n' 2>/dev/null |
+	tr ',' '\n' | sed -E 's/^ *//; s/ .*//' | sort -u)
+build_depends=$(sed -n '/^Build-Depends:/,/^[^ ]/p' "$top/debian/control" | sed '$!b; /^[^ ]/d' |
+	sed 's/^Build-Depends://' | tr ',' '\n' | sed -E 's/\(.*\)//; s/\[.*\]//; s/^ *//; s/ *$//' | grep .)
+miss=
+for p in $build_depends build-essential dpkg-dev git; do
+	grep -qxF "$p" <<<"$provided" || miss+=" $p"
+done
+result deb_set_covers_build_depends "$([ -z "$miss" ]; echo $?)" \
+	"not installed by the deb set:$miss (Build-Depends: $(echo $build_depends))"
+miss=
+for p in dpkg-dev debhelper; do
+	printf '%s\n' "${deb_list[@]}" | grep -qxF "$p" || miss+=" $p"
+done
+result deb_set_names_dpkg_dev_and_debhelper "$([ -z "$miss" ]; echo $?)" "missing:$miss"
+
 clone=$work/clone
 git clone -q "$top" "$clone"
 make -C "$clone" run >"$work/run.out" 2>&1
@@ -82,6 +112,18 @@ grep -qE '^system +[0-9.]+[KMGT]?i?B? ' "$work/run.out"
 result upcc_status_shows_system_scope $? "no system row: $(grep -A2 '^SCOPE' "$work/run.out")"
 [ -s "$clone/build/run/state.json" ]
 result state_written_in_clone $? "no $clone/build/run/state.json"
+
+# make deb in the same clone: it installs its set and its last line is the
+# .deb, at the path the README's quick start gives apt install.
+(cd "$clone" && make --no-print-directory deb) >"$work/deb.out" 2>&1
+rc=$?
+result make_deb_in_clean_clone "$rc" "exit $rc: $(tail -n 5 "$work/deb.out")"
+grep -q 'install-deps.sh deb' "$work/deb.out"
+result make_deb_checked_dependencies $? "no dependency check in make deb's output"
+last=$(tail -n 1 "$work/deb.out")
+readme_deb=$(grep -oE 'apt install \./build/deb/[^ ]+\.deb' "$top/README.md" | cut -d' ' -f3)
+[ -n "$readme_deb" ] && [ "$last" = "$readme_deb" ] && [ -f "$clone/$last" ]
+result make_deb_ends_on_the_readme_deb $? "last line '$last', README '$readme_deb'$([ -f "$clone/$last" ] || echo ', no such file')"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -2,7 +2,9 @@
 # tests/package/run.sh OUTDIR - the Debian package, built and checked on
 # this machine without installing it (the install, upgrade, remove and purge
 # under a real systemd are tests/systemd/, make check-systemd):
-#  - dpkg-buildpackage -b -us -uc succeeds (scripts/build-deb.sh);
+#  - make deb succeeds: install-deps.sh deb, then dpkg-buildpackage -b -us
+#    -uc (scripts/build-deb.sh), and its last line is the .deb, for the
+#    default OUTDIR the path in the README's quick start;
 #  - lintian reports no error and no warning;
 #  - the package holds the programs, the unit, the man pages, completion,
 #    and /etc/upcc/upcd.conf as a conffile (kept on remove, gone on purge);
@@ -21,14 +23,27 @@ trap 'rm -rf "$tmp"' EXIT
 . tests/unit/programs/lib.sh
 
 start=$(date +%s)
-changes=$(scripts/build-deb.sh "$out" 2>"$tmp/build.err")
+make --no-print-directory deb DEB_DIR="$out" >"$tmp/build.out" 2>"$tmp/build.err"
 rc=$?
-result "dpkg-buildpackage -b -us -uc ($(( $(date +%s) - start )) s)" $rc "$(tail -n 5 "$tmp/build.err")"
+result "make deb: install-deps.sh deb, dpkg-buildpackage -b -us -uc ($(( $(date +%s) - start )) s)" $rc \
+	"$(tail -n 5 "$tmp/build.err")"
 if [ $rc -ne 0 ]; then
 	echo "$passed passed, $failed failed"
 	exit 1
 fi
-deb=${changes%.changes}.deb
+# make deb's last line is the .deb, the path an operator gives apt install:
+# for the default OUTDIR, the README's quick start path.
+deb=$(tail -n 1 "$tmp/build.out")
+changes=${deb%.deb}.changes
+readme_deb=$(grep -oE 'apt install \./build/deb/[^ ]+\.deb' README.md | cut -d' ' -f3)
+[ -f "$deb" ] && [ -f "$changes" ] && case "$out" in
+	build/deb | ./build/deb) [ "$deb" = "$readme_deb" ] ;;
+	*) true ;;
+esac
+result "make deb ends on the .deb it built (README: $readme_deb)" $? \
+	"last line '$deb'$([ -f "$deb" ] || echo ' (no such file)')"
+grep -q 'install-deps.sh deb' "$tmp/build.out"
+result "make deb installs what it needs (install-deps.sh deb)" $? "$(head -n 3 "$tmp/build.out")"
 version=$(dpkg-deb -f "$deb" Version)
 
 lintian -I --fail-on error,warning --no-tag-display-limit "$changes" >"$tmp/lintian.log" 2>&1
@@ -71,7 +86,7 @@ result "upcd is hardened: PIE, RELRO, BIND_NOW, fortified calls ($fortify)" $? \
 	"relro $relro now $now fortify $fortify pie $pie"
 
 unit=$tmp/root/lib/systemd/system/upcd.service
-grep -q '^ExecStart=/usr/sbin/upcd ' "$unit"
+grep -qE '^ExecStart=/usr/sbin/upcd( |$)' "$unit"
 result "the packaged unit runs /usr/sbin/upcd" $? "$(grep ExecStart "$unit")"
 sed "s|^ExecStart=/usr/sbin/upcd|ExecStart=$tmp/root/usr/sbin/upcd|" "$unit" >"$tmp/upcd.service"
 out_v=$(MANPATH=$tmp/root/usr/share/man systemd-analyze verify --man=yes "$tmp/upcd.service" 2>&1)

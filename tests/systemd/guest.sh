@@ -110,7 +110,8 @@ mkdir -p /run/systemd/system/upcd.service.d
 cat >/run/systemd/system/upcd.service.d/rw.conf <<'CONF'
 [Service]
 ReadWritePaths=
-ReadWritePaths=/run/upcc -/sys/fs/cgroup -/sys/kernel/mm/damon -/proc/sys/vm/drop_caches
+ReadWritePaths=/run/upcc -/sys/fs/cgroup -/sys/kernel/mm/damon
+ReadWritePaths=-/proc/sys/vm/compact_memory -/proc/sys/vm/drop_caches
 CONF
 systemctl daemon-reload
 since=$(date '+%Y-%m-%d %H:%M:%S')

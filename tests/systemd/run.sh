@@ -38,12 +38,11 @@ result "Debian 12 image (mmdebstrap, linux-image-amd64): ${t_image} s" $rc "$(ta
 [ $rc -eq 0 ] || finish
 
 t1=$(date +%s)
-changes=$(scripts/build-deb.sh build/deb 2>"$run/deb.log")
+deb=$(scripts/build-deb.sh build/deb 2>"$run/deb.log")
 rc=$?
 t_deb=$(($(date +%s) - t1))
 result "package built (${t_deb} s)" $rc "$(tail -n 5 "$run/deb.log")"
 [ $rc -eq 0 ] || finish
-deb=${changes%.changes}.deb
 cp "$deb" "$run/payload/"
 
 # The upgrade: the same package, its version bumped (V -> V+1).

@@ -259,10 +259,47 @@ check "--check names the backend" stdout_has "scope path:$tmp/tree: backend fadv
 check "--check reports the whole excess" excess_over_step "$tmp/out"
 check "--check ends on ok" grep -qx 'check: ok' "$tmp/out"
 printf 'state = %s\nmetrics = %s\n' "$tmp/check.json" "$tmp/check.prom" >"$tmp/check.conf"
+printf 'state = %s\n' "$tmp/new-state/state.json" >"$tmp/new-state.conf"
 check "upcd --check --config exits 0" exit_code_is 0 "$upcd" --check --config "$tmp/check.conf" \
 	--scope="path:$tmp/tree"
 check "--check names the config it checked" stdout_has "config $tmp/check.conf: valid: 1 scope"
 check "upcd --check writes neither state nor metrics" eval 'absent "$tmp/check.json" && absent "$tmp/check.prom"'
+# --check opens the state and metrics directories as their writers will
+# (upcc_atomic_open_dir) and says so per path, making and writing nothing
+# (issue 31: a missing metrics directory passed, then failed every round).
+check "--check says the state directory is ok" stdout_has "state $tmp/check.json: directory $tmp: ok"
+check "--check says the metrics directory is ok" stdout_has "metrics $tmp/check.prom: directory $tmp: ok"
+check "--check on a missing metrics directory exits 1" exit_code_is 1 "$upcd" --check \
+	--backend=fadvise --scope="path:$tmp/tree" --metrics "$tmp/no-such/upcc.prom"
+check "--check names the missing metrics directory" \
+	stdout_has "metrics $tmp/no-such/upcc.prom: cannot be written: directory $tmp/no-such: No such file or directory"
+check "--check ends on what cannot be written" grep -qx 'check: the metrics file cannot be written' "$tmp/out"
+check "--check on a missing state directory exits 0: upcd makes it" exit_code_is 0 "$upcd" --check \
+	--backend=fadvise --scope="path:$tmp/tree" --config "$tmp/new-state.conf"
+check "--check says upcd makes the state directory" \
+	stdout_has "state $tmp/new-state/state.json: directory $tmp/new-state: missing, upcd makes it (in $tmp: ok)"
+check "--check made no directory" absent "$tmp/new-state"
+mkdir -m 0777 "$tmp/open-dir" && chmod 0777 "$tmp/open-dir"
+check "--check on a world-writable metrics directory exits 1" exit_code_is 1 "$upcd" --check \
+	--backend=fadvise --scope="path:$tmp/tree" --metrics "$tmp/open-dir/upcc.prom"
+check "--check says it is writable by others" stdout_has "is writable by its group and others (mode 0777)"
+mkdir "$tmp/real-dir" && ln -s real-dir "$tmp/link-dir"
+check "--check on a metrics directory through a symlink exits 1" exit_code_is 1 "$upcd" --check \
+	--backend=fadvise --scope="path:$tmp/tree" --metrics "$tmp/link-dir/upcc.prom"
+check "--check says it is a symbolic link" eval 'grep -q "^metrics $tmp/link-dir/upcc.prom: cannot be written: .*symbolic link" "$tmp/out"'
+if [ "$(id -u)" = 0 ]; then
+	mkdir "$tmp/nobodys" && chown nobody "$tmp/nobodys"
+	printf 'state = %s\n' "$tmp/nobodys/state.json" >"$tmp/nobodys.conf"
+	check "--check on another user's state directory exits 2, as the start would" exit_code_is 2 \
+		"$upcd" --check --backend=fadvise --scope="path:$tmp/tree" --config "$tmp/nobodys.conf"
+	check "--check says whose it is" eval 'grep -q "^state $tmp/nobodys/state.json: cannot be written: .*owned by" "$tmp/out"'
+fi
+check "--check with no metrics = says there are none" exit_code_is 0 "$upcd" --check \
+	--backend=fadvise --scope="path:$tmp/tree" --target=0
+check "--check says metrics: none" grep -qx 'metrics: none (metrics = is not set)' "$tmp/out"
+# target = 0 is valid and rarely meant: a notice, not an error.
+check "--check says what target = 0 means" \
+	stdout_has "NOTICE scope path:$tmp/tree: target = 0 means drop all clean unmapped cache down to nothing"
 check "upcd --check with no usable backend exits 1" exit_code_is 1 "$upcd" --check \
 	--backend=damon --scope="path:$tmp/tree"
 check "--check says which scope cannot be controlled" stdout_has "check: 1 of 1 scope cannot be controlled"

@@ -10,9 +10,13 @@
 #    ProtectSystem=strict: /run/upcc (state) and Debian's textfile collector
 #    directory /var/lib/prometheus/node-exporter (metrics), as the shipped
 #    config's metrics = names it;
+#  - ProtectKernelTunables=yes, and the kernel files upcd writes (each as its
+#    writer in src/act/ names it: compact_memory, drop_caches, DAMON's
+#    sysfs, cgroup v2's memory.reclaim) are writable, no other;
 #  - Documentation= names the man pages the repository ships;
 #  - its hardening stays where it was measured: an exposure level of at most
-#    UNIT_EXPOSURE_MAX (systemd-analyze security --offline; 2.5 when written);
+#    UNIT_EXPOSURE_MAX (systemd-analyze security --offline; 2.5 when written,
+#    2.4 with ProtectKernelTunables=yes);
 #  - upcd starts with the unit's ExecStart arguments as they are, with no
 #    config file (the unit must not name one: a named config that is missing
 #    is an error), the runtime folder moved under a temporary one, run
@@ -45,6 +49,34 @@ for path in /run/upcc "$(dirname "$shipped_metrics")" /var/lib/prometheus/node-e
 	[[ $rw == *" $path "* ]] || ok=1
 done
 result "writable under the unit: /run/upcc and the metrics directory ${shipped_metrics%/*}" $ok "$rw"
+
+# ProtectKernelTunables=yes keeps /proc/sys and /sys read-only but for the
+# ReadWritePaths: each kernel file upcd writes (the path as its writer's
+# source names it) must be one of them or under one, and nothing else of
+# /proc/sys or /sys may be.  Each pair: the path, the file that writes it.
+grep -qx 'ProtectKernelTunables=yes' "$unit"
+result "ProtectKernelTunables=yes" $? "$(grep -n 'ProtectKernelTunables' "$unit" || echo 'not set')"
+ok=0 why=
+for pair in /proc/sys/vm/compact_memory:src/act/compact.c \
+	/proc/sys/vm/drop_caches:src/act/backend_dropcache.c \
+	/sys/kernel/mm/damon/admin:src/act/backend_damon.c \
+	/sys/fs/cgroup:src/act/backend_memcg.c; do
+	path=${pair%%:*} src=${pair#*:}
+	if ! grep -qF "\"$path\"" "$src"; then ok=1 why+=" $src no longer names $path;"; continue; fi
+	covered=1
+	for w in $rw; do
+		[[ $path == "$w" || $path == "$w"/* ]] && covered=0
+	done
+	[ $covered -eq 0 ] || { ok=1 why+=" $path not writable;"; }
+done
+for w in $rw; do
+	case "$w" in
+	/proc/sys/vm/compact_memory | /proc/sys/vm/drop_caches | /sys/kernel/mm/damon | /sys/fs/cgroup) ;;
+	/proc/* | /sys/*) ok=1 why+=" $w writable, upcd does not write it;" ;;
+	esac
+done
+result "writable kernel files: compact_memory, drop_caches, DAMON's admin, cgroup memory.reclaim, no other" $ok \
+	"${why}ReadWritePaths:$rw"
 
 docs=$(sed -n 's/^Documentation=//p' "$unit")
 ok=0
