@@ -211,6 +211,7 @@ int upcc_control_tick(struct upcc_scope_run *run, upcc_sample_fn sample_fn, uint
 			if (!due)
 				return 0;	/* the interval's round says why */
 		} else if (!err) {
+			state->measured_unix_usec = upcc_realtime_usec();
 			report->unmapped = sample.unmapped_pages;
 			aim = aim_for(state, &sample);
 			/* Nothing read, opened or grown since the last refresh:

@@ -69,7 +69,7 @@ static const struct metric metrics[] = {
 	{ "upcc_rounds_total", COUNTER, "Control rounds (each refreshes the scope).", rounds, false, false },
 	{ "upcc_tick_rounds_total", COUNTER, "Rounds started by a tick above the trigger.", tick_rounds, false, false },
 	{ "upcc_scope_up", GAUGE, "1 if the scope's last control step measured it, 0 if it could not (the log says why) or none ran yet.", up, false, false },
-	{ "upcc_last_round_timestamp_seconds", GAUGE, "When a control step last measured the scope (unix time; 0: never).", measured_at, false, true },
+	{ "upcc_last_round_timestamp_seconds", GAUGE, "When upcd last measured the scope, in a round or a tick's sample (unix time; 0: never).", measured_at, false, true },
 };
 
 /* Label values escape backslash, quote and newline (exposition format). */

@@ -586,10 +586,13 @@ static void test_tick_round_on_trigger(void **state)
 	for (int i = 1; i <= 3; i++) {
 		fake_now += TICK_USEC;
 		fake_unmapped += 50000;
+		run->state.measured_unix_usec = 1;
 		assert_int_equal(upcc_control_tick(run, fake_sample, PAGE_SIZE, INTERVAL_USEC,
 						   &limits, &tick), 0);
 		assert_true(tick.sampled);
 		assert_false(tick.round);		/* 50000..150000: below the trigger */
+		/* No round, but measured: the metrics' timestamp moves on. */
+		assert_true(run->state.measured_unix_usec > 1);
 	}
 	fake_now += TICK_USEC;
 	fake_unmapped += 50000;				/* 200000 > 160000 */
