@@ -1,5 +1,6 @@
 # make install / make uninstall: upcd, upcc, the systemd unit, the config
-# file, the man pages and bash completion, under PREFIX (default /usr/local)
+# file, the man pages and bash completion, and the monitoring examples
+# (Prometheus rules, Grafana dashboard), under PREFIX (default /usr/local)
 # and DESTDIR.  debian/rules installs with PREFIX=/usr.
 #
 #   make install [PREFIX=/usr] [DESTDIR=/tmp/root]
@@ -19,6 +20,10 @@ SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
 SYSCONFDIR ?= /etc
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+# Examples an operator copies to the monitoring server, not files upcd
+# reads: where Debian keeps a package's examples (dh_compress leaves
+# them uncompressed, so they are copied as they are).
+EXAMPLESDIR ?= $(PREFIX)/share/doc/upcc/examples
 ifeq ($(PREFIX),/usr)
 SYSTEMDUNITDIR ?= $(or $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null),/lib/systemd/system)
 else
@@ -46,6 +51,8 @@ install: $(BUILD)/upcd $(BUILD)/upcc $(INSTALL_UNIT)
 	$(INSTALL) -D -m 0644 docs/man/upcd.conf.5 $(DESTDIR)$(MANDIR)/man5/upcd.conf.5
 	$(INSTALL) -D -m 0644 dist/bash-completion/upcd $(DESTDIR)$(BASHCOMPDIR)/upcd
 	$(INSTALL) -D -m 0644 dist/bash-completion/upcc $(DESTDIR)$(BASHCOMPDIR)/upcc
+	$(INSTALL) -D -m 0644 dist/prometheus/upcc.rules.yml $(DESTDIR)$(EXAMPLESDIR)/upcc.rules.yml
+	$(INSTALL) -D -m 0644 dist/grafana/upcc.json $(DESTDIR)$(EXAMPLESDIR)/upcc.json
 	@if [ -e $(DESTDIR)$(SYSCONFDIR)/upcc/upcd.conf ]; then \
 		echo "install: keeping $(DESTDIR)$(SYSCONFDIR)/upcc/upcd.conf (the shipped one is dist/upcd.conf)"; \
 	else \
@@ -58,7 +65,9 @@ uninstall:
 		$(DESTDIR)$(SYSTEMDUNITDIR)/upcd.service \
 		$(DESTDIR)$(MANDIR)/man8/upcd.8 $(DESTDIR)$(MANDIR)/man8/upcc.8 \
 		$(DESTDIR)$(MANDIR)/man5/upcd.conf.5 \
-		$(DESTDIR)$(BASHCOMPDIR)/upcd $(DESTDIR)$(BASHCOMPDIR)/upcc
+		$(DESTDIR)$(BASHCOMPDIR)/upcd $(DESTDIR)$(BASHCOMPDIR)/upcc \
+		$(DESTDIR)$(EXAMPLESDIR)/upcc.rules.yml $(DESTDIR)$(EXAMPLESDIR)/upcc.json
+	rmdir $(DESTDIR)$(EXAMPLESDIR) $(DESTDIR)$(patsubst %/,%,$(dir $(EXAMPLESDIR))) 2>/dev/null || true
 	@if cmp -s dist/upcd.conf $(DESTDIR)$(SYSCONFDIR)/upcc/upcd.conf; then \
 		rm -f $(DESTDIR)$(SYSCONFDIR)/upcc/upcd.conf; \
 		rmdir $(DESTDIR)$(SYSCONFDIR)/upcc 2>/dev/null || true; \

@@ -83,6 +83,7 @@ int upcc_control_step(struct upcc_scope_run *run, upcc_sample_fn sample_fn,
 
 	memset(report, 0, sizeof(*report));
 	err = take_sample(run, sample_fn, &sample);
+	state->sample_error = err;
 	if (err) {
 		report->outcome = UPCC_STEP_SAMPLE_FAILED;
 		report->error = err;
@@ -94,6 +95,7 @@ int upcc_control_step(struct upcc_scope_run *run, upcc_sample_fn sample_fn,
 	plan = upcc_plan_step(&run->scope.config, &sample, &state->phase, &state->wset,
 			      upcc_monotonic_usec(), page_size);
 	state->last = sample;
+	state->measured_unix_usec = upcc_realtime_usec();
 	state->policy = plan.policy;
 	state->effective_target_pages = plan.aim.target_pages;
 	report->unmapped_before = sample.unmapped_pages;
@@ -209,6 +211,7 @@ int upcc_control_tick(struct upcc_scope_run *run, upcc_sample_fn sample_fn, uint
 			if (!due)
 				return 0;	/* the interval's round says why */
 		} else if (!err) {
+			state->measured_unix_usec = upcc_realtime_usec();
 			report->unmapped = sample.unmapped_pages;
 			aim = aim_for(state, &sample);
 			/* Nothing read, opened or grown since the last refresh:

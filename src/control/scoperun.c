@@ -75,8 +75,10 @@ void upcc_run_setup(struct upcc_scope_run *run, const struct upcc_config *config
  * A scope carried over a reload, found by name, keeps its counters (the
  * metrics are counters: they never go back) and its phase (a reload in
  * the middle of reclaiming goes on to the target, as the seed's
- * hysteresis would).  The rest it learns again: the policy and the
- * effective target from the new settings, at its first step.
+ * hysteresis would), and when it was last measured (the metrics'
+ * timestamp must not fall back to "never" until the next round).  The
+ * rest it learns again: the policy and the effective target from the
+ * new settings, at its first step.
  */
 static void carry_state(struct upcc_scope_run *run, const struct upcc_scope_run *old_runs,
 			size_t nr_old)
@@ -85,6 +87,8 @@ static void carry_state(struct upcc_scope_run *run, const struct upcc_scope_run 
 		if (strcmp(old_runs[i].scope.name, run->scope.name) == 0) {
 			run->state.counters = old_runs[i].state.counters;
 			run->state.phase = old_runs[i].state.phase;
+			run->state.sample_error = old_runs[i].state.sample_error;
+			run->state.measured_unix_usec = old_runs[i].state.measured_unix_usec;
 		}
 	}
 }

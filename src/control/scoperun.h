@@ -39,6 +39,15 @@ struct upcc_scope_state {
 	 */
 	struct upcc_wset wset;
 	uint64_t effective_target_pages;
+	/* The last step's sample: 0 if it measured the scope, else why not
+	 * (negative errno); and when a step or a tick's sample last measured
+	 * it (wall clock, microseconds since the epoch; 0 = never): an idle
+	 * scope whose tick finds nothing changed gets no round, and is no
+	 * less watched.  The metrics' upcc_scope_up and
+	 * upcc_last_round_timestamp_seconds.
+	 */
+	int sample_error;
+	uint64_t measured_unix_usec;
 	/* The sampling tick (control.h, upcc_control_tick). */
 	uint64_t last_round_usec;	/* monotonic; 0 = never */
 	bool round_pending;		/* the last round ran out of time: go on */

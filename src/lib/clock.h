@@ -24,4 +24,17 @@ static inline uint64_t upcc_monotonic_usec(void)
 	return (uint64_t)now.tv_sec * 1000000u + (uint64_t)now.tv_nsec / 1000u;
 }
 
+/*
+ * The wall clock, in microseconds since the epoch: only for what is
+ * reported as a time of day (the metrics' timestamps), never to measure
+ * how long something took.
+ */
+static inline uint64_t upcc_realtime_usec(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	return (uint64_t)now.tv_sec * 1000000u + (uint64_t)now.tv_nsec / 1000u;
+}
+
 #endif /* UPCC_CLOCK_H */

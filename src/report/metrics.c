@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "core/common.h"
 #include "lib/atomicfile.h"
 #include "metrics.h"
 
@@ -44,6 +45,8 @@ SCOPE_FIELD(working_set, run->state.last.hot_pages)
 SCOPE_FIELD(ticks, run->state.counters.ticks_total)
 SCOPE_FIELD(rounds, run->state.counters.rounds_total)
 SCOPE_FIELD(tick_rounds, run->state.counters.tick_rounds_total)
+SCOPE_FIELD(up, run->state.measured_unix_usec && !run->state.sample_error)
+SCOPE_FIELD(measured_at, run->state.measured_unix_usec)
 
 static const struct metric metrics[] = {
 	{ "upcc_memory_bytes", GAUGE, "Memory of the scope (what percentages are of).", total, true, false },
@@ -65,6 +68,8 @@ static const struct metric metrics[] = {
 	{ "upcc_ticks_total", COUNTER, "Cheap samples taken by the sampling tick.", ticks, false, false },
 	{ "upcc_rounds_total", COUNTER, "Control rounds (each refreshes the scope).", rounds, false, false },
 	{ "upcc_tick_rounds_total", COUNTER, "Rounds started by a tick above the trigger.", tick_rounds, false, false },
+	{ "upcc_scope_up", GAUGE, "1 if the scope's last control step measured it, 0 if it could not (the log says why) or none ran yet.", up, false, false },
+	{ "upcc_last_round_timestamp_seconds", GAUGE, "When upcd last measured the scope, in a round or a tick's sample (unix time; 0: never).", measured_at, false, true },
 };
 
 /* Label values escape backslash, quote and newline (exposition format). */
@@ -132,9 +137,28 @@ static void compact_metrics(FILE *out, const struct upcc_compact *compact)
 		compact->cpu_usec_total / 1000000u, compact->cpu_usec_total % 1000000u);
 }
 
-int upcc_metrics_format(FILE *out, const struct upcc_scope_run *runs, size_t nr_runs,
-			uint64_t page_size, const struct upcc_compact *compact)
+/* The process: which build, since when, whether it only says what it would do. */
+static void daemon_metrics(FILE *out, const struct upcc_metrics_daemon *daemon)
 {
+	fputs("# HELP upcc_start_time_seconds When upcd started (unix time).\n"
+	      "# TYPE upcc_start_time_seconds gauge\n", out);
+	fprintf(out, "upcc_start_time_seconds %" PRIu64 ".%06" PRIu64 "\n",
+		daemon->start_unix_usec / 1000000u, daemon->start_unix_usec % 1000000u);
+	fputs("# HELP upcc_dry_run 1 if upcd runs with --dry-run: it decides but never acts.\n"
+	      "# TYPE upcc_dry_run gauge\n", out);
+	fprintf(out, "upcc_dry_run %d\n", daemon->dry_run ? 1 : 0);
+	if (daemon->compact)
+		compact_metrics(out, daemon->compact);
+}
+
+int upcc_metrics_format(FILE *out, const struct upcc_scope_run *runs, size_t nr_runs,
+			uint64_t page_size, const struct upcc_metrics_daemon *daemon)
+{
+	fputs("# HELP upcc_build_info The version of upcd writing these metrics (1).\n"
+	      "# TYPE upcc_build_info gauge\n", out);
+	fputs("upcc_build_info{version=", out);
+	label_value(out, UPCC_VERSION);
+	fputs("} 1\n", out);
 	for (size_t m = 0; m < sizeof(metrics) / sizeof(metrics[0]); m++) {
 		fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", metrics[m].name, metrics[m].help,
 			metrics[m].name, metrics[m].kind == GAUGE ? "gauge" : "counter");
@@ -142,8 +166,8 @@ int upcc_metrics_format(FILE *out, const struct upcc_scope_run *runs, size_t nr_
 			sample_line(out, &metrics[m], &runs[i], page_size);
 	}
 	backend_info(out, runs, nr_runs);
-	if (compact)
-		compact_metrics(out, compact);
+	if (daemon)
+		daemon_metrics(out, daemon);
 	return ferror(out) ? -EIO : 0;
 }
 
@@ -151,21 +175,21 @@ struct metrics_format {
 	const struct upcc_scope_run *runs;
 	size_t nr_runs;
 	uint64_t page_size;
-	const struct upcc_compact *compact;
+	const struct upcc_metrics_daemon *daemon;
 };
 
 static int format_metrics(FILE *out, void *ctx)
 {
 	const struct metrics_format *f = ctx;
 
-	return upcc_metrics_format(out, f->runs, f->nr_runs, f->page_size, f->compact);
+	return upcc_metrics_format(out, f->runs, f->nr_runs, f->page_size, f->daemon);
 }
 
 int upcc_metrics_write(const char *path, const struct upcc_scope_run *runs, size_t nr_runs,
-		       uint64_t page_size, const struct upcc_compact *compact,
+		       uint64_t page_size, const struct upcc_metrics_daemon *daemon,
 		       char *why, size_t why_len)
 {
-	struct metrics_format f = { runs, nr_runs, page_size, compact };
+	struct metrics_format f = { runs, nr_runs, page_size, daemon };
 
 	return upcc_atomic_write_formatted(path, 0, format_metrics, &f, why, why_len);
 }

@@ -77,8 +77,14 @@ static void write_reports(struct upcd *upcd)
 		upcd->reports_failed |= err != 0;
 	}
 	if (config->metrics_path[0]) {
+		struct upcc_metrics_daemon daemon = {
+			.start_unix_usec = upcd->start_unix_usec,
+			.dry_run = upcd->options.dry_run,
+			.compact = &upcd->compact,
+		};
+
 		err = upcc_metrics_write(config->metrics_path, upcd->runs, upcd->nr_runs,
-					 upcd->page_size, &upcd->compact, why, sizeof(why));
+					 upcd->page_size, &daemon, why, sizeof(why));
 		if (err && !upcd->metrics_warned)
 			upcc_log(LOG_WARNING, "cannot write metrics %s: %s", config->metrics_path,
 				 why);
@@ -474,6 +480,7 @@ int upcd_serve(struct upcd *upcd)
 {
 	int rc, signal_fd;
 
+	upcd->start_unix_usec = upcc_realtime_usec();
 	upcd->round.page_size = upcd->page_size;
 	upcd->round.once = upcd->options.once;
 	upcc_compact_probe(&upcd->compact);

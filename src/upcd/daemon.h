@@ -30,6 +30,7 @@ struct upcd {
 	uint64_t watchdog_usec;		/* WATCHDOG_USEC, 0 without a watchdog */
 	uint64_t last_ping_usec;	/* the last WATCHDOG=1, monotonic */
 	struct upcc_compact compact;	/* under a reporting balloon only */
+	uint64_t start_unix_usec;	/* when upcd_serve began (wall clock) */
 	uint64_t last_report_usec;	/* the last state/metrics write, monotonic */
 	uint64_t last_report_aim;	/* the effective targets then, summed */
 	int lock_fd;			/* the state file's lock (lock.h), -1: none */

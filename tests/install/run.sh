@@ -33,7 +33,8 @@ got=$(cd "$usr" && find . -type f | sort)
 want=$(printf '%s\n' ./etc/upcc/upcd.conf ./lib/systemd/system/upcd.service \
 	./usr/bin/upcc ./usr/sbin/upcd ./usr/share/bash-completion/completions/upcc \
 	./usr/share/bash-completion/completions/upcd ./usr/share/man/man5/upcd.conf.5 \
-	./usr/share/man/man8/upcc.8 ./usr/share/man/man8/upcd.8 | sort)
+	./usr/share/man/man8/upcc.8 ./usr/share/man/man8/upcd.8 \
+	./usr/share/doc/upcc/examples/upcc.rules.yml ./usr/share/doc/upcc/examples/upcc.json | sort)
 [ $rc -eq 0 ] && [ "$got" = "$want" ]
 result "make install PREFIX=/usr DESTDIR=...: exactly the expected files" $? \
 	"rc $rc; $(diff <(echo "$want") <(echo "$got") | tr '\n' ' ')"
@@ -51,6 +52,7 @@ lunit=$local_root/usr/local/lib/systemd/system/upcd.service
 [ -x "$local_root/usr/local/sbin/upcd" ] && [ -x "$local_root/usr/local/bin/upcc" ] &&
 	grep -qE '^ExecStart=/usr/local/sbin/upcd( |$)' "$lunit" &&
 	[ -f "$local_root/usr/local/share/man/man8/upcd.8" ] &&
+	[ -f "$local_root/usr/local/share/doc/upcc/examples/upcc.rules.yml" ] &&
 	[ -f "$local_root/etc/upcc/upcd.conf" ]
 result "PREFIX=/usr/local: programs, man pages and unit under /usr/local, its ExecStart follows" $? \
 	"$(cd "$local_root" && find . -type f | tr '\n' ' ')"

@@ -58,11 +58,12 @@ missing=
 for f in ./usr/sbin/upcd ./usr/bin/upcc ./lib/systemd/system/upcd.service \
 	./etc/upcc/upcd.conf ./usr/share/man/man8/upcd.8.gz ./usr/share/man/man8/upcc.8.gz \
 	./usr/share/man/man5/upcd.conf.5.gz ./usr/share/bash-completion/completions/upcc \
-	./usr/share/bash-completion/completions/upcd ./usr/share/doc/upcc/copyright; do
+	./usr/share/bash-completion/completions/upcd ./usr/share/doc/upcc/copyright \
+	./usr/share/doc/upcc/examples/upcc.rules.yml ./usr/share/doc/upcc/examples/upcc.json; do
 	grep -qxF "$f" <<<"$contents" || missing+=" $f"
 done
 [ -z "$missing" ]
-result "the package holds programs, unit, config, man pages, completion" $? "missing:$missing"
+result "the package holds programs, unit, config, man pages, completion, monitoring examples" $? "missing:$missing"
 
 dpkg-deb -e "$deb" "$tmp/control"
 [ "$(cat "$tmp/control/conffiles")" = "/etc/upcc/upcd.conf" ]

@@ -5,6 +5,7 @@
  * backend drops up to what is reclaimable, and the next sample sees it.
  */
 #include <errno.h>
+#include <time.h>
 #include <string.h>
 
 #include "unit.h"
@@ -308,13 +309,25 @@ static void test_sample_failure(void **state)
 {
 	struct upcc_scope_run *run = *state;
 	struct upcc_step_report report;
+	uint64_t measured, before = (uint64_t)time(NULL) * 1000000u;
 
-	run->state.last.unmapped_pages = 1234;
+	/* A step that measures: up, and when (the metrics' scope_up and timestamp). */
+	fake_unmapped = 1234;
+	step_ok(run, &report);
+	assert_int_equal(run->state.sample_error, 0);
+	measured = run->state.measured_unix_usec;
+	assert_true(measured >= before && measured <= before + 60000000u);
 	fake_sample_error = -ENOENT;
 	assert_int_equal(upcc_control_step(run, fake_sample, PAGE_SIZE, &report), -ENOENT);
 	assert_int_equal(report.outcome, UPCC_STEP_SAMPLE_FAILED);
 	assert_int_equal(fake_calls, 0);
 	assert_true(run->state.last.unmapped_pages == 1234);	/* last good sample kept */
+	/* Down, and still when it was last measured. */
+	assert_int_equal(run->state.sample_error, -ENOENT);
+	assert_true(run->state.measured_unix_usec == measured);
+	fake_sample_error = 0;
+	step_ok(run, &report);
+	assert_int_equal(run->state.sample_error, 0);
 }
 
 static void test_max_step(void **state)
@@ -573,10 +586,13 @@ static void test_tick_round_on_trigger(void **state)
 	for (int i = 1; i <= 3; i++) {
 		fake_now += TICK_USEC;
 		fake_unmapped += 50000;
+		run->state.measured_unix_usec = 1;
 		assert_int_equal(upcc_control_tick(run, fake_sample, PAGE_SIZE, INTERVAL_USEC,
 						   &limits, &tick), 0);
 		assert_true(tick.sampled);
 		assert_false(tick.round);		/* 50000..150000: below the trigger */
+		/* No round, but measured: the metrics' timestamp moves on. */
+		assert_true(run->state.measured_unix_usec > 1);
 	}
 	fake_now += TICK_USEC;
 	fake_unmapped += 50000;				/* 200000 > 160000 */

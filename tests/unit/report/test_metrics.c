@@ -8,6 +8,7 @@
 
 #include "unit.h"
 #include "report/metrics.h"
+#include "core/common.h"
 #include "lib/readtext.h"
 
 static const struct upcc_backend_ops named_ops = { .name = "fadvise" };
@@ -27,11 +28,14 @@ static void make_runs(struct upcc_scope_run runs[2])
 	runs[0].state.counters.actions_total = 3;
 	runs[0].state.counters.action_errors_total = 1;
 	runs[0].state.counters.action_usec_total = 2500000;
+	runs[0].state.measured_unix_usec = 1700000000250000ull;
 	runs[0].backend.ops = &named_ops;
 	runs[0].backend_ready = true;
 	/* A name with characters the exposition format must escape. */
 	snprintf(runs[1].scope.name, sizeof(runs[1].scope.name), "a\"b\\c");
 	runs[1].state.last.unmapped_pages = UINT64_MAX;	/* bytes beyond 64 bits */
+	runs[1].state.measured_unix_usec = 1700000000000000ull;
+	runs[1].state.sample_error = -ENOENT;		/* its last step could not measure it */
 }
 
 static char *format(const struct upcc_scope_run *runs, size_t nr)
@@ -81,6 +85,18 @@ static void test_format(void **state)
 	expect_line(text, "upcc_backend_info{scope=\"system\",backend=\"fadvise\"} 1");
 	expect_line(text, "upcc_backend_info{scope=\"a\\\"b\\\\c\",backend=\"none\"} 1");
 	expect_line(text, "upcc_unmapped_bytes{scope=\"a\\\"b\\\\c\"} 7.5557863725914323e+22");
+	/* The version this build is; whether each scope was measured, and when. */
+	expect_line(text, "# TYPE upcc_build_info gauge");
+	expect_line(text, "upcc_build_info{version=\"" UPCC_VERSION "\"} 1");
+	expect_line(text, "# TYPE upcc_scope_up gauge");
+	expect_line(text, "upcc_scope_up{scope=\"system\"} 1");
+	expect_line(text, "upcc_scope_up{scope=\"a\\\"b\\\\c\"} 0");
+	expect_line(text, "# TYPE upcc_last_round_timestamp_seconds gauge");
+	expect_line(text, "upcc_last_round_timestamp_seconds{scope=\"system\"} 1700000000.250000");
+	expect_line(text, "upcc_last_round_timestamp_seconds{scope=\"a\\\"b\\\\c\"} 1700000000.000000");
+	/* Without the daemon's part, no process series. */
+	assert_null(strstr(text, "upcc_start_time_seconds"));
+	assert_null(strstr(text, "upcc_dry_run"));
 	/* Every sample line carries the upcc_ prefix. */
 	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
 		assert_true(line[0] == '#' || strncmp(line, "upcc_", 5) == 0);
@@ -126,10 +142,28 @@ static void test_atomic_write(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
-/* The daemon's compaction: its own series, its CPU apart from upcd's. */
+/* A scope never stepped yet is not up, and has never been measured. */
+static void test_not_yet_measured(void **state)
+{
+	struct upcc_scope_run run;
+	char *text;
+
+	(void)state;
+	memset(&run, 0, sizeof(run));
+	snprintf(run.scope.name, sizeof(run.scope.name), "fresh");
+	text = format(&run, 1);
+	expect_line(text, "upcc_scope_up{scope=\"fresh\"} 0");
+	expect_line(text, "upcc_last_round_timestamp_seconds{scope=\"fresh\"} 0.000000");
+	free(text);
+}
+
+/* The daemon-wide series: start time, dry run, compaction (its CPU apart from upcd's). */
 static void test_compaction(void **state)
 {
 	struct upcc_compact compact = { .enabled = true, .runs_total = 2, .cpu_usec_total = 1500250 };
+	struct upcc_metrics_daemon daemon = {
+		.start_unix_usec = 1700000123000001ull, .dry_run = true, .compact = &compact,
+	};
 	struct upcc_scope_run runs[2];
 	char *text = NULL;
 	size_t len = 0;
@@ -139,8 +173,12 @@ static void test_compaction(void **state)
 	make_runs(runs);
 	out = open_memstream(&text, &len);
 	assert_non_null(out);
-	assert_int_equal(upcc_metrics_format(out, runs, 2, 4096, &compact), 0);
+	assert_int_equal(upcc_metrics_format(out, runs, 2, 4096, &daemon), 0);
 	assert_int_equal(fclose(out), 0);
+	expect_line(text, "# TYPE upcc_start_time_seconds gauge");
+	expect_line(text, "upcc_start_time_seconds 1700000123.000001");
+	expect_line(text, "# TYPE upcc_dry_run gauge");
+	expect_line(text, "upcc_dry_run 1");
 	expect_line(text, "upcc_compaction_enabled 1");
 	expect_line(text, "upcc_compactions_total 2");
 	expect_line(text, "upcc_compaction_cpu_seconds_total 1.500250");
@@ -150,6 +188,15 @@ static void test_compaction(void **state)
 	text = format(runs, 2);
 	assert_null(strstr(text, "upcc_compaction"));
 	free(text);
+	daemon.compact = NULL;
+	text = NULL;
+	out = open_memstream(&text, &len);
+	assert_non_null(out);
+	assert_int_equal(upcc_metrics_format(out, runs, 2, 4096, &daemon), 0);
+	assert_int_equal(fclose(out), 0);
+	expect_line(text, "upcc_dry_run 1");
+	assert_null(strstr(text, "upcc_compaction"));
+	free(text);
 }
 
 int main(void)
@@ -157,6 +204,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_format),
 		cmocka_unit_test(test_atomic_write),
+		cmocka_unit_test(test_not_yet_measured),
 		cmocka_unit_test(test_compaction),
 	};
 
