@@ -21,7 +21,7 @@ USR_FIXTURES := $(CURDIR)/tests/unit/fixtures
 # is one archive, and each may call only the folders USR_BELOW_<folder>
 # names.  The programs' folders sit side by side on top.  A call up a
 # floor fails the build: every archive is linked whole against the
-# archives below it alone ($(V)/layers/X.ok), and a unit test under
+# archives below it alone (BUILD/layers/X.ok), and a unit test under
 # tests/unit/X/ links X and what is below it, nothing else.
 USR_LAYERS := lib core sys inventory act control report upcd upcc
 USR_BELOW_lib :=

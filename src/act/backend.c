@@ -5,7 +5,6 @@
  */
 #include "backend.h"
 #include "core/config.h"
-#include "lib/clock.h"
 #include "lib/text.h"
 
 #include <errno.h>
@@ -147,20 +146,4 @@ int upcc_backend_select(struct upcc_backend *backend, const char *name,
 		return -ENOENT;
 	}
 	return select_named(backend, ops, scope);
-}
-
-bool upcc_reclaim_begin(const struct upcc_backend *backend, uint64_t nr_pages,
-			struct upcc_action_result *result, uint64_t *start_usec)
-{
-	memset(result, 0, sizeof(*result));
-	result->requested_pages = nr_pages;
-	*start_usec = upcc_monotonic_usec();
-	return nr_pages && !backend->dry_run;
-}
-
-int upcc_reclaim_end(struct upcc_action_result *result, uint64_t start_usec, int err)
-{
-	result->elapsed_usec = upcc_monotonic_usec() - start_usec;
-	result->error = err;
-	return err;
 }

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * clock.h - the monotonic clock in microseconds: every "when" and "how
- * long" of upcd and upcc (action reports, rounds, ticks, the working set's
- * decay, the inventory's coldness).  Monotonic, so that a wall clock step
- * never makes an action look negative or hours long.  One clock, so that
- * a test that fakes it (upcc_hooks.monotonic_usec) fakes every reading.
+ * clock.h - the clocks, in microseconds.  The monotonic one is every "when"
+ * and "how long" of upcd and upcc (action reports, rounds, ticks, the
+ * working set's decay, the inventory's coldness): monotonic, so that a
+ * wall clock step never makes an action look negative or hours long, and
+ * one, so that a test that fakes it (upcc_hooks.monotonic_usec) fakes
+ * every reading.  The wall clock is only for times of day in reports.
  */
 #ifndef UPCC_CLOCK_H
 #define UPCC_CLOCK_H
