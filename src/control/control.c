@@ -27,7 +27,7 @@ static void act(struct upcc_scope_run *run, struct upcc_step_report *report)
 
 	report->outcome = UPCC_STEP_ACTED;
 	report->result.requested_pages = report->requested_pages;
-	err = backend->ops->reclaim(backend, &run->scope, run->state.counters.rounds_total,
+	err = backend->ops->reclaim(backend, &run->scope, run->state.round,
 				    report->requested_pages, &report->result);
 	/* A backend that does not time itself still gets its wall time counted. */
 	if (!report->result.elapsed_usec)
@@ -55,7 +55,7 @@ static int take_sample(struct upcc_scope_run *run, upcc_sample_fn sample_fn,
 	int err;
 
 	if (run->backend_ready && ops && ops->sample) {
-		err = ops->sample(&run->backend, &run->scope, run->state.counters.rounds_total,
+		err = ops->sample(&run->backend, &run->scope, run->state.round,
 				  sample);
 		if (err != -EOPNOTSUPP)
 			return err;
@@ -138,6 +138,7 @@ int upcc_control_round(struct upcc_scope_run *run, upcc_sample_fn sample_fn,
 	int err;
 
 	memset(report, 0, sizeof(*report));
+	run->state.round++;
 	for (;;) {
 		err = upcc_control_step(run, sample_fn, page_size, &report->last);
 		report->steps++;

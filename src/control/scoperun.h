@@ -48,6 +48,11 @@ struct upcc_scope_state {
 	 */
 	int sample_error;
 	uint64_t measured_unix_usec;
+	/* Which round the steps belong to, numbered by upcc_control_round:
+	 * the backend's @round (backend.h), whoever starts the round (a
+	 * tick, --once, a test).
+	 */
+	uint64_t round;
 	/* The sampling tick (control.h, upcc_control_tick). */
 	uint64_t last_round_usec;	/* monotonic; 0 = never */
 	bool round_pending;		/* the last round ran out of time: go on */

@@ -56,6 +56,26 @@ is_below() {	# is_below Y X: Y is one of the folders below X
 }
 is_layer() { [ -n "${below[$1]+set}" ]; }
 
+# The floors are a line: each folder may call exactly the folders before it
+# in USR_LAYERS (the programs, upcd and upcc, side by side on top: every
+# folder but the two).  A folder given one more, to make a failing link
+# pass, or two given each other, is caught here, not accepted.
+order_ok=true
+for ((i = 0; i < ${#layers[@]}; i++)); do
+	layer=${layers[i]}
+	want=""
+	for ((j = i - 1; j >= 0; j--)); do
+		case "${layers[j]}" in upcd|upcc) continue ;; esac
+		want="$want ${layers[j]}"
+	done
+	want=${want# }
+	if [ "${below[$layer]}" != "$want" ]; then
+		fail "floors-$layer" "USR_BELOW_$layer is '${below[$layer]}', the floors below it are '$want'"
+		order_ok=false
+	fi
+done
+$order_ok && pass "floors: each folder calls exactly the folders before it (${layers[*]})"
+
 # The fixture calls from core up into sys: that is only a test if sys is
 # above core.
 if ! is_layer core || ! is_layer sys || is_below sys core || ! is_below core sys; then
