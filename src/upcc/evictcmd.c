@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "sys/evict.h"
@@ -70,21 +69,23 @@ static void evict_row(struct evict_run *run, const char *action, uint64_t droppe
 /* JSON action names have no spaces: "skipped_dirty" for "skipped (dirty)". */
 #define ACTION(run, text, key)	((run)->json ? (key) : (text))
 
-/* What evict would do, by the same rules, without doing it. */
+/* What evict would do, by the same rules (evict.h's guard), without doing it. */
 static int dry_run_visit(struct evict_run *run, int fd, const struct stat *st, const char *path)
 {
+	struct upcc_evict_result result;
 	struct upcc_residency res;
+	int may = upcc_evict_begin(fd, st, &run->mapped, &res, &result);
 
-	if (upcc_residency_fd(fd, st, &res)) {
+	if (may < 0) {
 		run->errors++;
 		return 0;
 	}
-	if (upcc_mapped_set_has(&run->mapped, st->st_dev, st->st_ino)) {
+	if (result.skipped_mapped) {
 		run->skipped_mapped++;
 		run->skipped_mapped_pages += res.cached_pages;
 		evict_row(run, ACTION(run, "would skip (mapped)", "would_skip_mapped"), 0,
 			  res.cached_pages, path);
-	} else if (!upcc_residency_may_evict(&res, st, (int64_t)time(NULL))) {
+	} else if (result.skipped_dirty) {
 		run->skipped_dirty++;
 		run->skipped_dirty_pages += res.cached_pages;
 		evict_row(run, ACTION(run, "would skip (dirty)", "would_skip_dirty"), 0,
