@@ -34,13 +34,13 @@ static const char *const scope_key_names[NR_SCOPE_KEYS] = {
 
 enum daemon_key {
 	KEY_D_INTERVAL, KEY_D_BACKEND, KEY_D_ALLOW_DROPCACHE, KEY_D_METRICS,
-	KEY_D_STATE, KEY_D_TICK, NR_DAEMON_KEYS,
+	KEY_D_STATE, KEY_D_TICK, KEY_D_COMPACT, NR_DAEMON_KEYS,
 };
 
 static const char *const daemon_key_names[NR_DAEMON_KEYS] = {
 	[KEY_D_INTERVAL] = "interval", [KEY_D_BACKEND] = "backend",
 	[KEY_D_ALLOW_DROPCACHE] = "allow_dropcache", [KEY_D_METRICS] = "metrics",
-	[KEY_D_STATE] = "state", [KEY_D_TICK] = "tick",
+	[KEY_D_STATE] = "state", [KEY_D_TICK] = "tick", [KEY_D_COMPACT] = "compact",
 };
 
 /* Where the parser is: which section, what it has seen there. */
@@ -111,6 +111,7 @@ void upcc_config_init(struct upcc_config *config)
 	snprintf(config->backend_name, sizeof(config->backend_name), "auto");
 	config->interval_ms = UPCC_DEFAULT_INTERVAL_MS;
 	config->tick_ms = UPCC_DEFAULT_TICK_MS;
+	config->compact = true;
 	snprintf(config->state_path, sizeof(config->state_path), "%s", UPCC_DEFAULT_STATE_PATH);
 }
 
@@ -503,6 +504,11 @@ static int daemon_key_value(struct parse_state *state, int key, const char *valu
 		if (upcc_parse_bool(value, &config->allow_dropcache))
 			return fail(state, state->line_no,
 				    "allow_dropcache \"%s\": expected yes or no", value);
+		return 0;
+	case KEY_D_COMPACT:
+		if (upcc_parse_bool(value, &config->compact))
+			return fail(state, state->line_no, "compact \"%s\": expected yes or no",
+				    value);
 		return 0;
 	case KEY_D_METRICS:
 		config->metrics_line = state->line_no;

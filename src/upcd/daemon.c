@@ -139,6 +139,14 @@ static void compact_after_round(struct upcd *upcd, uint64_t freed_pages)
 }
 
 
+/* Compaction as the config allows it ("compact ="), at start and on reload. */
+static void probe_compaction(struct upcd *upcd)
+{
+	upcc_compact_probe(&upcd->compact, upcd->config.compact);
+	upcc_log(LOG_INFO, "compaction for free page reporting %s%s", upcd->compact.why,
+		 upcd->compact.enabled && upcd->options.dry_run ? " (but not in a dry run)" : "");
+}
+
 /*
  * After a round: its one log line, and what it freed for compaction.
  * Compaction is a guest-wide decision: a path or cgroup scope bounds part
@@ -320,6 +328,7 @@ static void reload(struct upcd *upcd)
 {
 	struct upcc_config new_config, old_config = upcd->config;
 	struct upcc_scope_run *new_runs = NULL;
+	bool old_compact = old_config.compact;
 	int err, new_lock = -1;
 
 	upcc_notify("RELOADING=1");
@@ -362,6 +371,8 @@ static void reload(struct upcd *upcd)
 		memset(upcd->logs, 0, sizeof(upcd->logs));
 		upcc_log(LOG_NOTICE, "reloaded: %zu scope(s), interval %llu ms", upcd->nr_runs,
 			 (unsigned long long)upcd->config.interval_ms);
+		if (upcd->config.compact != old_compact)
+			probe_compaction(upcd);
 	}
 	upcc_notify("READY=1");
 }
@@ -476,9 +487,7 @@ int upcd_serve(struct upcd *upcd)
 
 	upcd->round.page_size = upcd->page_size;
 	upcd->round.once = upcd->options.once;
-	upcc_compact_probe(&upcd->compact);
-	upcc_log(LOG_INFO, "compaction for free page reporting %s%s", upcd->compact.why,
-		 upcd->compact.enabled && upcd->options.dry_run ? " (but not in a dry run)" : "");
+	probe_compaction(upcd);
 	upcd->watchdog_usec = upcc_notify_watchdog_usec();
 	signal_fd = block_signals();
 	upcc_pace_set(pace_check, upcd);

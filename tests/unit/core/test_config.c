@@ -54,6 +54,7 @@ static void test_empty_gives_default_scope(void **state)
 	assert_true(config.interval_ms == 1000);
 	assert_true(config.tick_ms == 100);	/* the sampling tick's default */
 	assert_false(config.allow_dropcache);
+	assert_true(config.compact);	/* today's: still only under a reporting balloon */
 	assert_string_equal(config.state_path, UPCC_DEFAULT_STATE_PATH);
 	upcc_config_free(&config);
 }
@@ -242,6 +243,24 @@ static void test_daemon_value_errors(void **state)
 	expect_error("allow_dropcache = sure\n", 1, "allow_dropcache \"sure\": expected yes or no");
 	expect_error("metrics = upcc.prom\n", 1, "metrics \"upcc.prom\": expected an absolute path");
 	expect_error("state = run/state.json\n", 1, "state \"run/state.json\"");
+}
+
+/* compact = yes|no: daemon-wide, once, a boolean; not a scope's. */
+static void test_compact_key(void **state)
+{
+	struct upcc_config config;
+
+	(void)state;
+	parse_ok("compact = no\n", &config);
+	assert_false(config.compact);
+	upcc_config_free(&config);
+	parse_ok("[daemon]\ncompact = yes\n[scope a]\ntype = system\n", &config);
+	assert_true(config.compact);
+	upcc_config_free(&config);
+	expect_error("compact = later\n", 1, "compact \"later\": expected yes or no");
+	expect_error("compact = no\ncompact = yes\n", 2, "compact given twice");
+	expect_error("[scope a]\ntype = system\ncompact = no\n", 3,
+		     "unknown key \"compact\" in [scope a]");
 }
 
 static void test_dropcache_needs_consent(void **state)
@@ -580,6 +599,7 @@ int main(void)
 		cmocka_unit_test(test_line_errors),
 		cmocka_unit_test(test_scope_value_errors),
 		cmocka_unit_test(test_daemon_value_errors),
+		cmocka_unit_test(test_compact_key),
 		cmocka_unit_test(test_dropcache_needs_consent),
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_nul_byte),
