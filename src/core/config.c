@@ -34,13 +34,14 @@ static const char *const scope_key_names[NR_SCOPE_KEYS] = {
 
 enum daemon_key {
 	KEY_D_INTERVAL, KEY_D_BACKEND, KEY_D_ALLOW_DROPCACHE, KEY_D_METRICS,
-	KEY_D_STATE, KEY_D_TICK, KEY_D_COMPACT, NR_DAEMON_KEYS,
+	KEY_D_STATE, KEY_D_TICK, KEY_D_COMPACT, KEY_D_DRY_RUN, NR_DAEMON_KEYS,
 };
 
 static const char *const daemon_key_names[NR_DAEMON_KEYS] = {
 	[KEY_D_INTERVAL] = "interval", [KEY_D_BACKEND] = "backend",
 	[KEY_D_ALLOW_DROPCACHE] = "allow_dropcache", [KEY_D_METRICS] = "metrics",
 	[KEY_D_STATE] = "state", [KEY_D_TICK] = "tick", [KEY_D_COMPACT] = "compact",
+	[KEY_D_DRY_RUN] = "dry_run",
 };
 
 /* Where the parser is: which section, what it has seen there. */
@@ -508,6 +509,11 @@ static int daemon_key_value(struct parse_state *state, int key, const char *valu
 	case KEY_D_COMPACT:
 		if (upcc_parse_bool(value, &config->compact))
 			return fail(state, state->line_no, "compact \"%s\": expected yes or no",
+				    value);
+		return 0;
+	case KEY_D_DRY_RUN:
+		if (upcc_parse_bool(value, &config->dry_run))
+			return fail(state, state->line_no, "dry_run \"%s\": expected yes or no",
 				    value);
 		return 0;
 	case KEY_D_METRICS:

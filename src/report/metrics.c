@@ -133,7 +133,7 @@ static void compact_metrics(FILE *out, const struct upcc_compact *compact)
 }
 
 int upcc_metrics_format(FILE *out, const struct upcc_scope_run *runs, size_t nr_runs,
-			uint64_t page_size, const struct upcc_compact *compact)
+			uint64_t page_size, bool dry_run, const struct upcc_compact *compact)
 {
 	for (size_t m = 0; m < sizeof(metrics) / sizeof(metrics[0]); m++) {
 		fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", metrics[m].name, metrics[m].help,
@@ -142,6 +142,9 @@ int upcc_metrics_format(FILE *out, const struct upcc_scope_run *runs, size_t nr_
 			sample_line(out, &metrics[m], &runs[i], page_size);
 	}
 	backend_info(out, runs, nr_runs);
+	fputs("# HELP upcc_dry_run 1 if upcd decides and reports but reclaims nothing (dry_run = yes or --dry-run).\n"
+	      "# TYPE upcc_dry_run gauge\n", out);
+	fprintf(out, "upcc_dry_run %d\n", dry_run ? 1 : 0);
 	if (compact)
 		compact_metrics(out, compact);
 	return ferror(out) ? -EIO : 0;
@@ -151,6 +154,7 @@ struct metrics_format {
 	const struct upcc_scope_run *runs;
 	size_t nr_runs;
 	uint64_t page_size;
+	bool dry_run;
 	const struct upcc_compact *compact;
 };
 
@@ -158,14 +162,14 @@ static int format_metrics(FILE *out, void *ctx)
 {
 	const struct metrics_format *f = ctx;
 
-	return upcc_metrics_format(out, f->runs, f->nr_runs, f->page_size, f->compact);
+	return upcc_metrics_format(out, f->runs, f->nr_runs, f->page_size, f->dry_run, f->compact);
 }
 
 int upcc_metrics_write(const char *path, const struct upcc_scope_run *runs, size_t nr_runs,
-		       uint64_t page_size, const struct upcc_compact *compact,
+		       uint64_t page_size, bool dry_run, const struct upcc_compact *compact,
 		       char *why, size_t why_len)
 {
-	struct metrics_format f = { runs, nr_runs, page_size, compact };
+	struct metrics_format f = { runs, nr_runs, page_size, dry_run, compact };
 
 	return upcc_atomic_write_formatted(path, 0, format_metrics, &f, why, why_len);
 }

@@ -69,7 +69,7 @@ static void write_reports(struct upcd *upcd)
 	upcd->reports_failed = false;
 	if (config->state_path[0]) {
 		err = upcc_state_write(config->state_path, upcd->runs, upcd->nr_runs,
-				       upcd->page_size, upcd->options.dry_run,
+				       upcd->page_size, config->dry_run,
 				       state_heartbeat_ms(upcd), &upcd->compact, why, sizeof(why));
 		if (err && !upcd->state_warned)
 			upcc_log(LOG_WARNING, "cannot write state %s: %s", config->state_path, why);
@@ -78,7 +78,8 @@ static void write_reports(struct upcd *upcd)
 	}
 	if (config->metrics_path[0]) {
 		err = upcc_metrics_write(config->metrics_path, upcd->runs, upcd->nr_runs,
-					 upcd->page_size, &upcd->compact, why, sizeof(why));
+					 upcd->page_size, config->dry_run, &upcd->compact, why,
+					 sizeof(why));
 		if (err && !upcd->metrics_warned)
 			upcc_log(LOG_WARNING, "cannot write metrics %s: %s", config->metrics_path,
 				 why);
@@ -126,7 +127,7 @@ static void compact_after_round(struct upcd *upcd, uint64_t freed_pages)
 	struct upcc_compact *compact = &upcd->compact;
 	uint64_t cpu_before = compact->cpu_usec_total;
 
-	if (upcd->options.dry_run ||
+	if (upcd->config.dry_run ||
 	    !upcc_compact_after_round(compact, freed_pages, upcd->page_size,
 				      upcc_monotonic_usec()))
 		return;
@@ -144,7 +145,7 @@ static void probe_compaction(struct upcd *upcd)
 {
 	upcc_compact_probe(&upcd->compact, upcd->config.compact);
 	upcc_log(LOG_INFO, "compaction for free page reporting %s%s", upcd->compact.why,
-		 upcd->compact.enabled && upcd->options.dry_run ? " (but not in a dry run)" : "");
+		 upcd->compact.enabled && upcd->config.dry_run ? " (but not in a dry run)" : "");
 }
 
 /*
@@ -328,7 +329,6 @@ static void reload(struct upcd *upcd)
 {
 	struct upcc_config new_config, old_config = upcd->config;
 	struct upcc_scope_run *new_runs = NULL;
-	bool old_compact = old_config.compact;
 	int err, new_lock = -1;
 
 	upcc_notify("RELOADING=1");
@@ -349,7 +349,7 @@ static void reload(struct upcd *upcd)
 	for (size_t i = 0; i < upcd->nr_runs; i++)
 		upcc_run_release(&upcd->runs[i]);
 	upcd->config = new_config;
-	err = upcc_runs_build(&upcd->config, upcd_run_mode(&upcd->options), upcd->runs,
+	err = upcc_runs_build(&upcd->config, upcd_run_mode(&upcd->options, &upcd->config), upcd->runs,
 			      upcd->nr_runs, &new_runs);
 	if (err) {
 		upcc_log(LOG_ERR, "reload: a scope has no backend: keeping the old configuration");
@@ -359,7 +359,7 @@ static void reload(struct upcd *upcd)
 		upcc_config_free(&upcd->config);
 		upcd->config = old_config;
 		for (size_t i = 0; i < upcd->nr_runs; i++)
-			upcc_run_setup(&upcd->runs[i], &upcd->config, upcd->options.dry_run);
+			upcc_run_setup(&upcd->runs[i], &upcd->config, upcd->config.dry_run);
 	} else {
 		free(upcd->runs);
 		upcc_config_free(&old_config);
@@ -371,7 +371,11 @@ static void reload(struct upcd *upcd)
 		memset(upcd->logs, 0, sizeof(upcd->logs));
 		upcc_log(LOG_NOTICE, "reloaded: %zu scope(s), interval %llu ms", upcd->nr_runs,
 			 (unsigned long long)upcd->config.interval_ms);
-		if (upcd->config.compact != old_compact)
+		if (upcd->config.dry_run != old_config.dry_run)
+			upcc_log(LOG_NOTICE, "reloaded: %s", upcd->config.dry_run ?
+				 "dry run: deciding and reporting, reclaiming nothing" :
+				 "dry run over: reclaiming");
+		if (upcd->config.compact != old_config.compact)
 			probe_compaction(upcd);
 	}
 	upcc_notify("READY=1");
@@ -487,6 +491,9 @@ int upcd_serve(struct upcd *upcd)
 
 	upcd->round.page_size = upcd->page_size;
 	upcd->round.once = upcd->options.once;
+	if (upcd->config.dry_run && !upcd->options.dry_run)
+		upcc_log(LOG_NOTICE,
+			 "dry run (\"dry_run = yes\" in the config): deciding and reporting, reclaiming nothing");
 	probe_compaction(upcd);
 	upcd->watchdog_usec = upcc_notify_watchdog_usec();
 	signal_fd = block_signals();

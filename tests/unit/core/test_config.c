@@ -55,6 +55,7 @@ static void test_empty_gives_default_scope(void **state)
 	assert_true(config.tick_ms == 100);	/* the sampling tick's default */
 	assert_false(config.allow_dropcache);
 	assert_true(config.compact);	/* today's: still only under a reporting balloon */
+	assert_false(config.dry_run);	/* today's: the daemon acts */
 	assert_string_equal(config.state_path, UPCC_DEFAULT_STATE_PATH);
 	upcc_config_free(&config);
 }
@@ -261,6 +262,24 @@ static void test_compact_key(void **state)
 	expect_error("compact = no\ncompact = yes\n", 2, "compact given twice");
 	expect_error("[scope a]\ntype = system\ncompact = no\n", 3,
 		     "unknown key \"compact\" in [scope a]");
+}
+
+/* dry_run = yes|no: daemon-wide, once, a boolean; not a scope's. */
+static void test_dry_run_key(void **state)
+{
+	struct upcc_config config;
+
+	(void)state;
+	parse_ok("dry_run = yes\n", &config);
+	assert_true(config.dry_run);
+	upcc_config_free(&config);
+	parse_ok("[daemon]\ndry_run = off\n[scope a]\ntype = system\n", &config);
+	assert_false(config.dry_run);
+	upcc_config_free(&config);
+	expect_error("dry_run = observe\n", 1, "dry_run \"observe\": expected yes or no");
+	expect_error("dry_run = yes\ndry_run = no\n", 2, "dry_run given twice");
+	expect_error("[scope a]\ntype = system\ndry_run = yes\n", 3,
+		     "unknown key \"dry_run\" in [scope a]");
 }
 
 static void test_dropcache_needs_consent(void **state)
@@ -600,6 +619,7 @@ int main(void)
 		cmocka_unit_test(test_scope_value_errors),
 		cmocka_unit_test(test_daemon_value_errors),
 		cmocka_unit_test(test_compact_key),
+		cmocka_unit_test(test_dry_run_key),
 		cmocka_unit_test(test_dropcache_needs_consent),
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_nul_byte),

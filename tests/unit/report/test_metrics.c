@@ -41,7 +41,7 @@ static char *format(const struct upcc_scope_run *runs, size_t nr)
 	FILE *out = open_memstream(&text, &len);
 
 	assert_non_null(out);
-	assert_int_equal(upcc_metrics_format(out, runs, nr, 4096, NULL), 0);
+	assert_int_equal(upcc_metrics_format(out, runs, nr, 4096, false, NULL), 0);
 	assert_int_equal(fclose(out), 0);
 	return text;
 }
@@ -110,10 +110,10 @@ static void test_atomic_write(void **state)
 	make_runs(runs);
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/upcc.prom", dir);
-	assert_int_equal(upcc_metrics_write(path, runs, 2, 4096, NULL, NULL, 0), 0);
+	assert_int_equal(upcc_metrics_write(path, runs, 2, 4096, false, NULL, NULL, 0), 0);
 	/* Rewriting replaces the file; the temporary never stays behind. */
 	runs[0].state.counters.actions_total = 4;
-	assert_int_equal(upcc_metrics_write(path, runs, 2, 4096, NULL, NULL, 0), 0);
+	assert_int_equal(upcc_metrics_write(path, runs, 2, 4096, false, NULL, NULL, 0), 0);
 	assert_int_equal(count_entries(dir), 1);
 	assert_int_equal(upcc_read_text(path, &written), 0);
 	expected = format(runs, 2);
@@ -121,7 +121,7 @@ static void test_atomic_write(void **state)
 	free(written);
 	free(expected);
 	snprintf(missing, sizeof(missing), "%s/no-dir/upcc.prom", dir);
-	assert_int_equal(upcc_metrics_write(missing, runs, 2, 4096, NULL, NULL, 0), -ENOENT);
+	assert_int_equal(upcc_metrics_write(missing, runs, 2, 4096, false, NULL, NULL, 0), -ENOENT);
 	assert_int_equal(unlink(path), 0);
 	assert_int_equal(rmdir(dir), 0);
 }
@@ -139,16 +139,19 @@ static void test_compaction(void **state)
 	make_runs(runs);
 	out = open_memstream(&text, &len);
 	assert_non_null(out);
-	assert_int_equal(upcc_metrics_format(out, runs, 2, 4096, &compact), 0);
+	assert_int_equal(upcc_metrics_format(out, runs, 2, 4096, true, &compact), 0);
 	assert_int_equal(fclose(out), 0);
 	expect_line(text, "upcc_compaction_enabled 1");
 	expect_line(text, "upcc_compactions_total 2");
 	expect_line(text, "upcc_compaction_cpu_seconds_total 1.500250");
 	expect_line(text, "# TYPE upcc_compactions_total counter");
+	expect_line(text, "upcc_dry_run 1");
+	expect_line(text, "# TYPE upcc_dry_run gauge");
 	free(text);
 	/* Without the daemon's counters, no compaction series at all. */
 	text = format(runs, 2);
 	assert_null(strstr(text, "upcc_compaction"));
+	expect_line(text, "upcc_dry_run 0");
 	free(text);
 }
 
