@@ -282,6 +282,51 @@ static void test_dry_run_key(void **state)
 		     "unknown key \"dry_run\" in [scope a]");
 }
 
+/*
+ * exclude = PATH[, PATH...]: a path scope's, each inside its path (as
+ * written, however spelled, "path =" before or after it), kept relative.
+ */
+static void test_exclude_key(void **state)
+{
+	struct upcc_config config;
+	const char *ex;
+
+	(void)state;
+	parse_ok("[scope d]\ntype = path\nexclude = /srv/data/pg_wal , /srv//data/./idx/\n"
+		 "path = /srv/data/\n", &config);
+	ex = config.scopes[0].scope.exclude;
+	assert_string_equal(ex, "pg_wal");
+	ex += strlen(ex) + 1;
+	assert_string_equal(ex, "idx");
+	ex += strlen(ex) + 1;
+	assert_string_equal(ex, "");
+	assert_true(upcc_scope_excluded(config.scopes[0].scope.exclude, "pg_wal"));
+	assert_true(upcc_scope_excluded(config.scopes[0].scope.exclude, "idx/a/b"));
+	assert_false(upcc_scope_excluded(config.scopes[0].scope.exclude, "pg_wal2"));
+	assert_false(upcc_scope_excluded(config.scopes[0].scope.exclude, "data"));
+	upcc_config_free(&config);
+	/* No exclude: an empty list, nothing excluded. */
+	parse_ok("[scope d]\ntype = path\npath = /srv\n", &config);
+	assert_false(upcc_scope_excluded(config.scopes[0].scope.exclude, "a"));
+	upcc_config_free(&config);
+
+	expect_error("[scope d]\ntype = path\npath = /srv/data\nexclude = /srv/other\n", 4,
+		     "exclude \"/srv/other\": not inside [scope d]'s path \"/srv/data\"");
+	expect_error("[scope d]\ntype = path\npath = /srv/data\nexclude = /srv/database\n", 4,
+		     "not inside");
+	expect_error("[scope d]\ntype = path\nexclude = /srv/data/a, /srv/data/../etc\n"
+		     "path = /srv/data\n", 3, "exclude \"/srv/data/../etc\": not inside");
+	expect_error("[scope d]\ntype = path\npath = /srv/data\nexclude = /srv/data\n", 4,
+		     "not inside");
+	expect_error("[scope d]\ntype = path\npath = /srv/data\nexclude = pg_wal\n", 4,
+		     "exclude \"pg_wal\": expected an absolute path");
+	expect_error("[scope d]\ntype = path\npath = /srv/data\nexclude = ,\n", 4,
+		     "exclude: expected PATH[, PATH...]");
+	expect_error("[scope s]\ntype = system\nexclude = /srv\n", 3,
+		     "[scope s]: \"exclude\" only applies to type path");
+	expect_error("exclude = /srv\n", 1, "unknown daemon key \"exclude\"");
+}
+
 static void test_dropcache_needs_consent(void **state)
 {
 	struct upcc_config config;
@@ -620,6 +665,7 @@ int main(void)
 		cmocka_unit_test(test_daemon_value_errors),
 		cmocka_unit_test(test_compact_key),
 		cmocka_unit_test(test_dry_run_key),
+		cmocka_unit_test(test_exclude_key),
 		cmocka_unit_test(test_dropcache_needs_consent),
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_nul_byte),
