@@ -176,6 +176,8 @@ static int fadvise_init(struct upcc_backend *backend, const struct upcc_scope *s
 		}
 	} else {
 		err = upcc_inventory_init(inv, scope->path, scope->cross_mounts, 0);
+		if (!err)
+			upcc_inventory_set_exclude(inv, scope->exclude);
 	}
 	if (err) {
 		free(state);

@@ -59,11 +59,19 @@ static bool find_reporting_balloon(char *device, size_t len)
 	return found;
 }
 
-void upcc_compact_probe(struct upcc_compact *compact)
+void upcc_compact_probe(struct upcc_compact *compact, bool allowed)
 {
 	char device[64], sysctl[256];
 
-	memset(compact, 0, sizeof(*compact));
+	/* What was compacted stays counted (the metrics are counters);
+	 * what was freed towards the next one starts again.
+	 */
+	compact->enabled = false;
+	compact->freed_pages = 0;
+	if (!allowed) {
+		snprintf(compact->why, sizeof(compact->why), "off: \"compact = no\" in the config");
+		return;
+	}
 	/* The integration suite's upcd reclaims on the build machine, which
 	 * may well sit on a reporting balloon: its memory is not the test's.
 	 */

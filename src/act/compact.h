@@ -39,10 +39,14 @@ struct upcc_compact {
 	int last_error;			/* -errno of the last failed write, 0 */
 };
 
-/* Look for a virtio-balloon device bound to its driver whose negotiated
+/*
+ * Look for a virtio-balloon device bound to its driver whose negotiated
  * features include free page reporting, and for the compaction sysctl.
+ * Unless @allowed (the config's "compact = no"): then off, nothing looked
+ * at, and compact_memory is never written.  The counters are kept: a
+ * reload probes again.
  */
-void upcc_compact_probe(struct upcc_compact *compact);
+void upcc_compact_probe(struct upcc_compact *compact, bool allowed);
 
 /*
  * After a round that reclaimed @freed_pages: compact when enabled, enough

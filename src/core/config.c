@@ -22,7 +22,7 @@ static const char *const backend_names[] = {
 /* Keys a scope may set at most once; the bit records that it was set. */
 enum scope_key {
 	KEY_TYPE, KEY_PATH, KEY_NODE, KEY_TARGET, KEY_TRIGGER, KEY_STEP_SHIFT,
-	KEY_MAX_STEP, KEY_BACKEND, KEY_CROSS_MOUNTS, NR_SCOPE_KEYS,
+	KEY_MAX_STEP, KEY_BACKEND, KEY_CROSS_MOUNTS, KEY_EXCLUDE, NR_SCOPE_KEYS,
 };
 
 static const char *const scope_key_names[NR_SCOPE_KEYS] = {
@@ -30,17 +30,19 @@ static const char *const scope_key_names[NR_SCOPE_KEYS] = {
 	[KEY_TARGET] = "target", [KEY_TRIGGER] = "trigger",
 	[KEY_STEP_SHIFT] = "step_shift", [KEY_MAX_STEP] = "max_step",
 	[KEY_BACKEND] = "backend", [KEY_CROSS_MOUNTS] = "cross_mounts",
+	[KEY_EXCLUDE] = "exclude",
 };
 
 enum daemon_key {
 	KEY_D_INTERVAL, KEY_D_BACKEND, KEY_D_ALLOW_DROPCACHE, KEY_D_METRICS,
-	KEY_D_STATE, KEY_D_TICK, NR_DAEMON_KEYS,
+	KEY_D_STATE, KEY_D_TICK, KEY_D_COMPACT, KEY_D_DRY_RUN, NR_DAEMON_KEYS,
 };
 
 static const char *const daemon_key_names[NR_DAEMON_KEYS] = {
 	[KEY_D_INTERVAL] = "interval", [KEY_D_BACKEND] = "backend",
 	[KEY_D_ALLOW_DROPCACHE] = "allow_dropcache", [KEY_D_METRICS] = "metrics",
-	[KEY_D_STATE] = "state", [KEY_D_TICK] = "tick",
+	[KEY_D_STATE] = "state", [KEY_D_TICK] = "tick", [KEY_D_COMPACT] = "compact",
+	[KEY_D_DRY_RUN] = "dry_run",
 };
 
 /* Where the parser is: which section, what it has seen there. */
@@ -52,6 +54,11 @@ struct parse_state {
 	unsigned int scope_keys_seen;
 	unsigned int scope_line_no;		/* the [scope] header's line */
 	unsigned int scope_backend_line;
+	/* "exclude =" as written: checked against "path =", which may come
+	 * after it, when the section ends (check_scope).
+	 */
+	char exclude[MAX_LINE_LEN];
+	unsigned int exclude_line;
 	bool type_seen;
 	unsigned int daemon_keys_seen;
 	char *error;				/* the first error */
@@ -111,6 +118,7 @@ void upcc_config_init(struct upcc_config *config)
 	snprintf(config->backend_name, sizeof(config->backend_name), "auto");
 	config->interval_ms = UPCC_DEFAULT_INTERVAL_MS;
 	config->tick_ms = UPCC_DEFAULT_TICK_MS;
+	config->compact = true;
 	snprintf(config->state_path, sizeof(config->state_path), "%s", UPCC_DEFAULT_STATE_PATH);
 }
 
@@ -303,6 +311,47 @@ static char *trim(char *text)
 	return text;
 }
 
+/*
+ * "exclude = PATH[, PATH...]" into scope->exclude: each absolute, strictly
+ * inside the scope's path (as written: no "..", no symlink resolved), at
+ * most one list of PATH_MAX bytes.  Errors at the exclude line.
+ */
+static int parse_exclude(struct parse_state *state, struct upcc_scope *scope)
+{
+	char *list = state->exclude, *item, *save = NULL;
+	size_t used = 0;
+
+	for (item = strtok_r(list, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		char rel[PATH_MAX];
+		int err;
+
+		item = trim(item);
+		if (item[0] != '/' || has_trailing_comment(item))
+			return fail(state, state->exclude_line,
+				    "exclude \"%s\": expected an absolute path%s", item,
+				    has_trailing_comment(item) ?
+				    " (comments go on a line of their own, not after a value)" : "");
+		err = upcc_scope_relative(scope->path, item, rel, sizeof(rel));
+		if (err == -ENAMETOOLONG)
+			return fail(state, state->exclude_line, "exclude \"%s\": path too long",
+				    item);
+		if (err)
+			return fail(state, state->exclude_line,
+				    "exclude \"%s\": not inside [scope %s]'s path \"%s\" (a directory or file below it, without \"..\")",
+				    item, scope->name, scope->path);
+		if (used + strlen(rel) + 2 > sizeof(scope->exclude))
+			return fail(state, state->exclude_line,
+				    "exclude: the list is longer than %zu bytes",
+				    sizeof(scope->exclude) - 1);
+		memcpy(scope->exclude + used, rel, strlen(rel) + 1);
+		used += strlen(rel) + 1;
+	}
+	if (!used)
+		return fail(state, state->exclude_line, "exclude: expected PATH[, PATH...]");
+	scope->exclude[used] = '\0';
+	return 0;
+}
+
 /* Everything a finished [scope] must satisfy, reported at its header line. */
 static int check_scope(struct parse_state *state)
 {
@@ -335,6 +384,11 @@ static int check_scope(struct parse_state *state)
 	if (scope->kind != UPCC_SCOPE_PATH && (seen & (1u << KEY_CROSS_MOUNTS)))
 		return fail(state, state->scope_line_no,
 			    "[scope %s]: \"cross_mounts\" only applies to type path", scope->name);
+	if (scope->kind != UPCC_SCOPE_PATH && (seen & (1u << KEY_EXCLUDE)))
+		return fail(state, state->exclude_line,
+			    "[scope %s]: \"exclude\" only applies to type path", scope->name);
+	if (seen & (1u << KEY_EXCLUDE))
+		return parse_exclude(state, &state->scope->scope);
 	return 0;
 }
 
@@ -468,6 +522,11 @@ static int scope_key_value(struct parse_state *state, int key, const char *value
 			 value);
 		state->scope_backend_line = state->line_no;
 		return 0;
+	case KEY_EXCLUDE:
+		/* Checked when the section ends: "path =" may follow. */
+		snprintf(state->exclude, sizeof(state->exclude), "%s", value);
+		state->exclude_line = state->line_no;
+		return 0;
 	case KEY_CROSS_MOUNTS:
 		if (upcc_parse_bool(value, &scope->cross_mounts))
 			return fail(state, state->line_no, "cross_mounts \"%s\": expected yes or no",
@@ -503,6 +562,16 @@ static int daemon_key_value(struct parse_state *state, int key, const char *valu
 		if (upcc_parse_bool(value, &config->allow_dropcache))
 			return fail(state, state->line_no,
 				    "allow_dropcache \"%s\": expected yes or no", value);
+		return 0;
+	case KEY_D_COMPACT:
+		if (upcc_parse_bool(value, &config->compact))
+			return fail(state, state->line_no, "compact \"%s\": expected yes or no",
+				    value);
+		return 0;
+	case KEY_D_DRY_RUN:
+		if (upcc_parse_bool(value, &config->dry_run))
+			return fail(state, state->line_no, "dry_run \"%s\": expected yes or no",
+				    value);
 		return 0;
 	case KEY_D_METRICS:
 		config->metrics_line = state->line_no;

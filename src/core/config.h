@@ -9,6 +9,8 @@
  *     allow_dropcache = yes|no        metrics = FILE       state = FILE
  *     tick = 100ms | 1s               (the sampling tick; a round still
  *                                      refreshes at most every interval)
+ *     compact = yes|no                (compaction after reclaim, act/compact.h)
+ *     dry_run = yes|no                (decide and report, reclaim nothing)
  * Each [scope NAME] section is one scope:
  *     type = system|node|cgroup|path  node = N  path = /abs/dir
  *     target = 1% | 64M | 1000        trigger = 16x | 512M | 2%
@@ -50,13 +52,18 @@ struct upcc_config {
 	uint64_t interval_ms;
 	uint64_t tick_ms;			/* the sampling tick (upcc_control_tick) */
 	bool allow_dropcache;
+	bool compact;				/* may compact for free page reporting */
+	bool dry_run;				/* the file's, or --dry-run: act on nothing */
 	char metrics_path[PATH_MAX];		/* "" = no metrics file */
 	char state_path[PATH_MAX];
 	/* The lines that set them, for messages; 0: not the file. */
 	unsigned int metrics_line, state_line;
 };
 
-/* Defaults: no scopes yet, backend "auto", interval 1s, dropcache not allowed. */
+/*
+ * Defaults: no scopes yet, backend "auto", interval 1s, dropcache not
+ * allowed, compaction allowed (it still needs a reporting balloon).
+ */
 void upcc_config_init(struct upcc_config *config);
 void upcc_config_free(struct upcc_config *config);
 

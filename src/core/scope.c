@@ -74,3 +74,61 @@ bool upcc_scope_same_root(const struct upcc_scope *a, const struct upcc_scope *b
 	lexical_path(b->path, root_b, sizeof(root_b));
 	return strcmp(root_a, root_b) == 0;
 }
+
+bool upcc_scope_excluded(const char *exclude, const char *rel)
+{
+	for (const char *ex = exclude; *ex; ex += strlen(ex) + 1) {
+		size_t len = strlen(ex);
+
+		if (strncmp(rel, ex, len) == 0 && (rel[len] == '\0' || rel[len] == '/'))
+			return true;
+	}
+	return false;
+}
+
+/* The next component of *@cursor ("" at the end), skipping "/" and "/./". */
+static size_t next_component(const char **cursor)
+{
+	size_t len;
+
+	for (;;) {
+		while (**cursor == '/')
+			(*cursor)++;
+		len = strcspn(*cursor, "/");
+		if (len != 1 || (*cursor)[0] != '.')
+			return len;
+		(*cursor)++;
+	}
+}
+
+int upcc_scope_relative(const char *root, const char *path, char *rel, size_t size)
+{
+	const char *r = root, *p = path;
+	size_t rlen, plen, used = 0;
+
+	if (root[0] != '/' || path[0] != '/' || !size)
+		return -EINVAL;
+	/* Every component of the root, one by one, is the path's. */
+	while ((rlen = next_component(&r))) {
+		plen = next_component(&p);
+		if ((rlen == 2 && r[0] == '.' && r[1] == '.') || rlen != plen ||
+		    strncmp(r, p, rlen) != 0)
+			return -EINVAL;
+		r += rlen;
+		p += plen;
+	}
+	rel[0] = '\0';
+	while ((plen = next_component(&p))) {
+		if (plen == 2 && p[0] == '.' && p[1] == '.')
+			return -EINVAL;
+		if (used + !!used + plen >= size)
+			return -ENAMETOOLONG;
+		if (used)
+			rel[used++] = '/';
+		memcpy(rel + used, p, plen);
+		used += plen;
+		rel[used] = '\0';
+		p += plen;
+	}
+	return used ? 0 : -EINVAL;
+}

@@ -35,6 +35,7 @@ struct upcc_sample {
 	uint64_t skipped_depth;		/* directories below the walk's depth cap */
 	uint64_t skipped_raced;		/* entries that changed while walked */
 	uint64_t walk_errors;		/* entries that could not be read */
+	uint64_t skipped_excluded;	/* entries under "exclude =", not entered */
 	/* Working set (wset.h), where the backend measures it (fadvise). */
 	uint64_t hot_pages;		/* cached pages of files protected: they refaulted */
 	uint64_t refaulted_pages;	/* dropped pages that came back since the last sample */
@@ -64,8 +65,28 @@ struct upcc_scope {
 	int node_id;			/* UPCC_SCOPE_NODE */
 	char path[PATH_MAX];		/* cgroup directory or tree root */
 	bool cross_mounts;		/* UPCC_SCOPE_PATH: walk into other mounts (bind mounts too) */
+	/* UPCC_SCOPE_PATH: what "exclude =" names, relative to path, each
+	 * NUL-ended, an empty one last ("" alone: none).  Never walked,
+	 * never learnt, so never evicted (upcc_scope_excluded).
+	 */
+	char exclude[PATH_MAX];
 	struct upcc_scope_config config;
 };
+
+/*
+ * Is @rel (a path relative to the scope's root, "a/b", no "." or "..",
+ * no doubled or trailing '/') one of @exclude's (upcc_scope.exclude) or
+ * below one?  Compared as text: a symlink is never followed to tell.
+ */
+bool upcc_scope_excluded(const char *exclude, const char *rel);
+
+/*
+ * The part of @path (absolute) below @root (absolute), as
+ * upcc_scope_excluded takes it, into @rel: 0; -EINVAL for a ".." in
+ * either or @path not strictly below @root; -ENAMETOOLONG.  Spelling is
+ * forgiven ("//", "/./", a trailing '/').
+ */
+int upcc_scope_relative(const char *root, const char *path, char *rel, size_t size);
 
 /* "system", "node", "cgroup", "path"; and back (0 or -EINVAL). */
 const char *upcc_scope_kind_name(enum upcc_scope_kind kind);

@@ -157,6 +157,20 @@ int upcc_inventory_init(struct upcc_inventory *inv, const char *root, bool cross
 	return 0;
 }
 
+void upcc_inventory_set_exclude(struct upcc_inventory *inv, const char *exclude)
+{
+	size_t len = 0;
+
+	/* The list ends with an empty name: copy through it. */
+	while (exclude[len] && len < sizeof(inv->exclude) - 1)
+		len += strlen(exclude + len) + 1;
+	if (len >= sizeof(inv->exclude))
+		len = 0;	/* not a list upcc_scope made: none */
+	memcpy(inv->exclude, exclude, len);
+	inv->exclude[len] = '\0';
+	inv->walk_options.exclude = inv->exclude[0] ? inv->exclude : NULL;
+}
+
 int upcc_inventory_init_mounts(struct upcc_inventory *inv, const struct upcc_mount_list *mounts,
 			       size_t capacity)
 {

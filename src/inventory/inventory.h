@@ -168,6 +168,7 @@ struct upcc_inventory {
 					 * refresh fails until it is back) */
 	bool root_back;			/* ... it is back: the next refresh says so */
 	struct upcc_walk_options walk_options;
+	char exclude[PATH_MAX];		/* path scope: upcc_scope.exclude ("": none) */
 	size_t capacity;
 	size_t count;
 	struct upcc_inventory_entry *entries;
@@ -201,6 +202,13 @@ int upcc_inventory_init(struct upcc_inventory *inv, const char *root, bool cross
  * filesystem fanotify-marked once.  No mounts is not an error: the
  * inventory is then empty.  0 or -errno.
  */
+/*
+ * The path scope's "exclude =" (upcc_scope.exclude, copied): never
+ * walked into, nor learnt from fanotify, so never in the table to evict.
+ * After upcc_inventory_init, before the first refresh.
+ */
+void upcc_inventory_set_exclude(struct upcc_inventory *inv, const char *exclude);
+
 int upcc_inventory_init_mounts(struct upcc_inventory *inv, const struct upcc_mount_list *mounts,
 			       size_t capacity);
 void upcc_inventory_fini(struct upcc_inventory *inv);

@@ -124,9 +124,23 @@ static int measure_and_note(struct upcc_inventory *inv, int fd, const struct sta
 	return 0;
 }
 
-/* fanotify's learn: measure and note a file a close event named. */
+/*
+ * fanotify's learn: measure and note a file a close event named, unless
+ * "exclude =" names it: the walk never meets it, and an event must not
+ * bring it in.  The event's path is the real one, as is the path
+ * scope's marked root (one root: never the system scope's mounts).
+ */
 static int fan_learn(void *ctx, int fd, const struct stat *st, const char *path)
 {
+	struct upcc_inventory *inv = ctx;
+
+	if (inv->exclude[0] && !inv->from_mounts && inv->nr_roots == 1) {
+		char rel[PATH_MAX];
+
+		if (upcc_scope_relative(inv->roots[0].path, path, rel, sizeof(rel)) == 0 &&
+		    upcc_scope_excluded(inv->exclude, rel))
+			return -EPERM;
+	}
 	return measure_and_note(ctx, fd, st, path, true);
 }
 
@@ -266,6 +280,7 @@ static void add_walk_stats(struct upcc_walk_stats *sum, const struct upcc_walk_s
 	sum->skipped_depth += one->skipped_depth;
 	sum->skipped_raced += one->skipped_raced;
 	sum->skipped_duplicate += one->skipped_duplicate;
+	sum->skipped_excluded += one->skipped_excluded;
 	sum->errors += one->errors;
 }
 

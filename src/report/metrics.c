@@ -144,7 +144,7 @@ static void daemon_metrics(FILE *out, const struct upcc_metrics_daemon *daemon)
 	      "# TYPE upcc_start_time_seconds gauge\n", out);
 	fprintf(out, "upcc_start_time_seconds %" PRIu64 ".%06" PRIu64 "\n",
 		daemon->start_unix_usec / 1000000u, daemon->start_unix_usec % 1000000u);
-	fputs("# HELP upcc_dry_run 1 if upcd runs with --dry-run: it decides but never acts.\n"
+	fputs("# HELP upcc_dry_run 1 if upcd decides and reports but reclaims nothing (dry_run = yes or --dry-run).\n"
 	      "# TYPE upcc_dry_run gauge\n", out);
 	fprintf(out, "upcc_dry_run %d\n", daemon->dry_run ? 1 : 0);
 	if (daemon->compact)

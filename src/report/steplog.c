@@ -65,6 +65,13 @@ static void log_walk_skips(struct upcd_scope_log *slog, const struct upcc_scope_
 	uint64_t errors = sample->walk_errors + result->walk_errors;
 	uint64_t now = upcc_monotonic_usec();
 
+	/* Left out on purpose: said at info, as often, apart from the rest. */
+	if (sample->skipped_excluded &&
+	    (!slog->excluded_logged || now - slog->excluded_logged >= WALK_SKIPS_LOG_USEC)) {
+		upcc_log(LOG_INFO, "scope %s: excluded: the walk did not enter %llu entries \"exclude =\" names",
+			 run->scope.name, (unsigned long long)sample->skipped_excluded);
+		slog->excluded_logged = now;
+	}
 	if (!(depth + raced + errors) || (slog->walk_skips_logged &&
 					  now - slog->walk_skips_logged < WALK_SKIPS_LOG_USEC))
 		return;

@@ -29,6 +29,7 @@ struct upcd_scope_log {
 	uint64_t sample_error_logged;	/* when it was last logged, monotonic usec */
 	uint64_t sample_errors_unlogged;	/* failures since */
 	uint64_t walk_skips_logged;	/* when the walk's skips were last logged */
+	uint64_t excluded_logged;	/* when "exclude =" skips were last logged */
 	/* A round that ends above the target with nothing more to take
 	 * (dirty, mapped or in use) says so once, then again only when
 	 * what it says moves or after a while (steplog.c), not every round.

@@ -140,6 +140,7 @@ void upcc_measure_from_sum(const struct upcc_residency_sum *sum,
 	sample->skipped_depth = walk->skipped_depth;
 	sample->skipped_raced = walk->skipped_raced;
 	sample->walk_errors = walk->errors;
+	sample->skipped_excluded = walk->skipped_excluded;
 }
 
 struct path_sum {
@@ -168,7 +169,9 @@ static int path_sum_one(void *ctx, int fd, const struct stat *st, const char *pa
 
 int upcc_measure_path(const struct upcc_scope *scope, struct upcc_sample *sample)
 {
-	struct upcc_walk_options options = { .cross_mounts = scope->cross_mounts };
+	struct upcc_walk_options options = {
+		.cross_mounts = scope->cross_mounts, .exclude = scope->exclude,
+	};
 	struct upcc_walk_stats walk;
 	struct path_sum ps;
 	int err;

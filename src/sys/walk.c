@@ -8,6 +8,7 @@
 #define _GNU_SOURCE	/* O_NOATIME, O_PATH, getline, makedev */
 #endif
 #include "walk.h"
+#include "core/scope.h"
 #include "lib/idset.h"
 #include "lib/pace.h"
 
@@ -375,6 +376,23 @@ static int visit_file(struct walk_state *ws, int dirfd, const char *name, const 
 	return ret;
 }
 
+/*
+ * Does options->exclude name the entry just pushed on the path?  Its part
+ * below the root is built of the names read, so it is spelled as the
+ * exclude list is: checked at each level, a directory named is never
+ * entered, and nothing below it is met.
+ */
+static bool excluded(const struct walk_state *ws)
+{
+	const char *rel = ws->path + ws->levels[0].path_len;
+
+	if (!ws->options->exclude || !ws->options->exclude[0])
+		return false;
+	while (*rel == '/')
+		rel++;
+	return upcc_scope_excluded(ws->options->exclude, rel);
+}
+
 /* Handle one directory entry of the innermost level. */
 static int visit_entry(struct walk_state *ws, struct walk_level *level, const char *name)
 {
@@ -391,6 +409,10 @@ static int visit_entry(struct walk_state *ws, struct walk_level *level, const ch
 	}
 	if (!path_push(ws, level->path_len, name)) {
 		ws->stats->errors++;	/* out of memory, not too deep */
+		return 0;
+	}
+	if (excluded(ws)) {
+		ws->stats->skipped_excluded++;
 		return 0;
 	}
 	if (S_ISDIR(seen.st_mode)) {

@@ -29,6 +29,10 @@
 struct upcc_walk_options {
 	bool cross_mounts;		/* descend into other mounts (not of a pseudo fs) */
 	unsigned int max_depth;		/* 0 = UPCC_WALK_DEFAULT_MAX_DEPTH */
+	/* NULL, or paths relative to the root not to enter or hand over,
+	 * as upcc_scope.exclude holds them (upcc_scope_excluded).
+	 */
+	const char *exclude;
 };
 
 struct upcc_walk_stats {
@@ -40,6 +44,7 @@ struct upcc_walk_stats {
 	uint64_t skipped_depth;
 	uint64_t skipped_raced;		/* changed between stat and open */
 	uint64_t skipped_duplicate;	/* a hard link or a directory seen already */
+	uint64_t skipped_excluded;	/* directories and files options->exclude names */
 	uint64_t errors;		/* unreadable entries (walk goes on) */
 };
 

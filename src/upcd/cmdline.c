@@ -267,6 +267,12 @@ int upcd_build_config(const struct upcd_options *options, struct upcc_config *co
 		if (!options->metrics)
 			config->metrics_path[0] = '\0';
 	}
+	/* --dry-run wins over the file's "dry_run = no".  The file's yes,
+	 * unlike --dry-run, keeps the report files: observing a fleet
+	 * before letting upcd act is what it is for (issue 31).
+	 */
+	if (!err && options->dry_run)
+		config->dry_run = true;
 	/* The state file is the running daemon's, read by upcc status: a
 	 * --once run (a process that exits) writes one only where --state says.
 	 */

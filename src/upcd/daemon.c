@@ -69,7 +69,7 @@ static void write_reports(struct upcd *upcd)
 	upcd->reports_failed = false;
 	if (config->state_path[0]) {
 		err = upcc_state_write(config->state_path, upcd->runs, upcd->nr_runs,
-				       upcd->page_size, upcd->options.dry_run,
+				       upcd->page_size, config->dry_run,
 				       state_heartbeat_ms(upcd), &upcd->compact, why, sizeof(why));
 		if (err && !upcd->state_warned)
 			upcc_log(LOG_WARNING, "cannot write state %s: %s", config->state_path, why);
@@ -79,7 +79,7 @@ static void write_reports(struct upcd *upcd)
 	if (config->metrics_path[0]) {
 		struct upcc_metrics_daemon daemon = {
 			.start_unix_usec = upcd->start_unix_usec,
-			.dry_run = upcd->options.dry_run,
+			.dry_run = config->dry_run,	/* dry_run = yes or --dry-run */
 			.compact = &upcd->compact,
 		};
 
@@ -132,7 +132,7 @@ static void compact_after_round(struct upcd *upcd, uint64_t freed_pages)
 	struct upcc_compact *compact = &upcd->compact;
 	uint64_t cpu_before = compact->cpu_usec_total;
 
-	if (upcd->options.dry_run ||
+	if (upcd->config.dry_run ||
 	    !upcc_compact_after_round(compact, freed_pages, upcd->page_size,
 				      upcc_monotonic_usec()))
 		return;
@@ -144,6 +144,14 @@ static void compact_after_round(struct upcd *upcd, uint64_t freed_pages)
 			 (double)(compact->cpu_usec_total - cpu_before) / 1000.0);
 }
 
+
+/* Compaction as the config allows it ("compact ="), at start and on reload. */
+static void probe_compaction(struct upcd *upcd)
+{
+	upcc_compact_probe(&upcd->compact, upcd->config.compact);
+	upcc_log(LOG_INFO, "compaction for free page reporting %s%s", upcd->compact.why,
+		 upcd->compact.enabled && upcd->config.dry_run ? " (but not in a dry run)" : "");
+}
 
 /*
  * After a round: its one log line, and what it freed for compaction.
@@ -346,7 +354,7 @@ static void reload(struct upcd *upcd)
 	for (size_t i = 0; i < upcd->nr_runs; i++)
 		upcc_run_release(&upcd->runs[i]);
 	upcd->config = new_config;
-	err = upcc_runs_build(&upcd->config, upcd_run_mode(&upcd->options), upcd->runs,
+	err = upcc_runs_build(&upcd->config, upcd_run_mode(&upcd->options, &upcd->config), upcd->runs,
 			      upcd->nr_runs, &new_runs);
 	if (err) {
 		upcc_log(LOG_ERR, "reload: a scope has no backend: keeping the old configuration");
@@ -356,7 +364,7 @@ static void reload(struct upcd *upcd)
 		upcc_config_free(&upcd->config);
 		upcd->config = old_config;
 		for (size_t i = 0; i < upcd->nr_runs; i++)
-			upcc_run_setup(&upcd->runs[i], &upcd->config, upcd->options.dry_run);
+			upcc_run_setup(&upcd->runs[i], &upcd->config, upcd->config.dry_run);
 	} else {
 		free(upcd->runs);
 		upcc_config_free(&old_config);
@@ -368,6 +376,12 @@ static void reload(struct upcd *upcd)
 		memset(upcd->logs, 0, sizeof(upcd->logs));
 		upcc_log(LOG_NOTICE, "reloaded: %zu scope(s), interval %llu ms", upcd->nr_runs,
 			 (unsigned long long)upcd->config.interval_ms);
+		if (upcd->config.dry_run != old_config.dry_run)
+			upcc_log(LOG_NOTICE, "reloaded: %s", upcd->config.dry_run ?
+				 "dry run: deciding and reporting, reclaiming nothing" :
+				 "dry run over: reclaiming");
+		if (upcd->config.compact != old_config.compact)
+			probe_compaction(upcd);
 	}
 	upcc_notify("READY=1");
 }
@@ -483,9 +497,10 @@ int upcd_serve(struct upcd *upcd)
 	upcd->start_unix_usec = upcc_realtime_usec();
 	upcd->round.page_size = upcd->page_size;
 	upcd->round.once = upcd->options.once;
-	upcc_compact_probe(&upcd->compact);
-	upcc_log(LOG_INFO, "compaction for free page reporting %s%s", upcd->compact.why,
-		 upcd->compact.enabled && upcd->options.dry_run ? " (but not in a dry run)" : "");
+	if (upcd->config.dry_run && !upcd->options.dry_run)
+		upcc_log(LOG_NOTICE,
+			 "dry run (\"dry_run = yes\" in the config): deciding and reporting, reclaiming nothing");
+	probe_compaction(upcd);
 	upcd->watchdog_usec = upcc_notify_watchdog_usec();
 	signal_fd = block_signals();
 	upcc_pace_set(pace_check, upcd);

@@ -36,10 +36,11 @@ struct upcd {
 	int lock_fd;			/* the state file's lock (lock.h), -1: none */
 };
 
-/* How the command line has the runs set up. */
-static inline struct upcc_run_mode upcd_run_mode(const struct upcd_options *options)
+/* How the command line and @config (dry_run: the file's or --dry-run) have the runs set up. */
+static inline struct upcc_run_mode upcd_run_mode(const struct upcd_options *options,
+						 const struct upcc_config *config)
 {
-	return (struct upcc_run_mode){ .dry_run = options->dry_run, .once = options->once };
+	return (struct upcc_run_mode){ .dry_run = config->dry_run, .once = options->once };
 }
 
 /* Serve: --once, or the daemon until a signal stops it.  An exit code. */

@@ -40,7 +40,7 @@ int main(int argc, char **argv)
 		upcc_config_free(&upcd.config);
 		return upcd_lock_exit_code(rc);
 	}
-	rc = upcc_runs_build(&upcd.config, upcd_run_mode(&upcd.options), NULL, 0, &upcd.runs);
+	rc = upcc_runs_build(&upcd.config, upcd_run_mode(&upcd.options, &upcd.config), NULL, 0, &upcd.runs);
 	upcd.nr_runs = upcd.config.nr_scopes;
 	if (rc) {
 		upcc_log(LOG_ERR, "a scope has no usable backend: not starting");

@@ -79,11 +79,11 @@ static int teardown(void **state)
 /* No balloon: never, however much is freed. */
 static void test_no_balloon(void **state)
 {
-	struct upcc_compact compact;
+	struct upcc_compact compact = { 0 };
 
 	(void)state;
 	compact_sysctl();
-	upcc_compact_probe(&compact);
+	upcc_compact_probe(&compact, true);
 	assert_false(compact.enabled);
 	assert_non_null(strstr(compact.why, "no virtio-balloon device with free page reporting"));
 	assert_false(upcc_compact_after_round(&compact, MIB_PAGES(4096), PAGE, 100 * SEC));
@@ -93,12 +93,12 @@ static void test_no_balloon(void **state)
 /* A balloon that did not negotiate reporting (bit 5 clear): never. */
 static void test_balloon_without_reporting(void **state)
 {
-	struct upcc_compact compact;
+	struct upcc_compact compact = { 0 };
 
 	(void)state;
 	compact_sysctl();
 	balloon("0110100000000000000000000000000000000000000000000000000000000000");
-	upcc_compact_probe(&compact);
+	upcc_compact_probe(&compact, true);
 	assert_false(compact.enabled);
 	assert_false(upcc_compact_after_round(&compact, MIB_PAGES(4096), PAGE, 100 * SEC));
 	assert_int_equal(compactions_logged(), 0);
@@ -107,11 +107,11 @@ static void test_balloon_without_reporting(void **state)
 /* Reporting, but a kernel without CONFIG_COMPACTION: off, and says why. */
 static void test_reporting_without_compaction(void **state)
 {
-	struct upcc_compact compact;
+	struct upcc_compact compact = { 0 };
 
 	(void)state;
 	balloon("0110110000000000000000000000000000000000000000000000000000000000");
-	upcc_compact_probe(&compact);
+	upcc_compact_probe(&compact, true);
 	assert_false(compact.enabled);
 	assert_non_null(strstr(compact.why, "cannot compact"));
 	assert_int_equal(compactions_logged(), 0);
@@ -123,13 +123,13 @@ static void test_reporting_without_compaction(void **state)
  */
 static void test_reporting_balloon(void **state)
 {
-	struct upcc_compact compact;
+	struct upcc_compact compact = { 0 };
 	uint64_t now = 1000 * SEC;
 
 	(void)state;
 	compact_sysctl();
 	balloon("0110110000000000000000000000000000000000000000000000000000000000");
-	upcc_compact_probe(&compact);
+	upcc_compact_probe(&compact, true);
 	assert_true(compact.enabled);
 	assert_non_null(strstr(compact.why, "virtio3 reports free pages"));
 
@@ -155,17 +155,50 @@ static void test_reporting_balloon(void **state)
 /* The integration suite's upcd sets no_compact: off, whatever the balloon. */
 static void test_hook_off(void **state)
 {
-	struct upcc_compact compact;
+	struct upcc_compact compact = { 0 };
 
 	(void)state;
 	compact_sysctl();
 	balloon("0110110000000000000000000000000000000000000000000000000000000000");
 	upcc_hooks.no_compact = 1;
-	upcc_compact_probe(&compact);
+	upcc_compact_probe(&compact, true);
 	upcc_hooks.no_compact = 0;
 	assert_false(compact.enabled);
 	assert_false(upcc_compact_after_round(&compact, MIB_PAGES(4096), PAGE, 100 * SEC));
 	assert_int_equal(compactions_logged(), 0);
+}
+
+/*
+ * "compact = no": off under the very balloon that turns it on, the
+ * sysctl never written however much is freed; a reload that allows it
+ * again compacts, and the counters of before are kept.
+ */
+static void test_config_off(void **state)
+{
+	struct upcc_compact compact = { 0 };
+	uint64_t now = 1000 * SEC;
+
+	(void)state;
+	compact_sysctl();
+	balloon("0110110000000000000000000000000000000000000000000000000000000000");
+	upcc_compact_probe(&compact, false);
+	assert_false(compact.enabled);
+	assert_non_null(strstr(compact.why, "compact = no"));
+	for (int i = 0; i < 10; i++)
+		assert_false(upcc_compact_after_round(&compact, MIB_PAGES(4096), PAGE,
+						      now + (uint64_t)i * 60 * SEC));
+	assert_int_equal(compactions_logged(), 0);
+	assert_int_equal(compact.runs_total, 0);
+
+	upcc_compact_probe(&compact, true);
+	assert_true(compact.enabled);
+	assert_true(upcc_compact_after_round(&compact, MIB_PAGES(64), PAGE, now + 700 * SEC));
+	assert_int_equal(compactions_logged(), 1);
+	/* Off again on a reload: the count stays, no write follows. */
+	upcc_compact_probe(&compact, false);
+	assert_int_equal(compact.runs_total, 1);
+	assert_false(upcc_compact_after_round(&compact, MIB_PAGES(4096), PAGE, now + 800 * SEC));
+	assert_int_equal(compactions_logged(), 1);
 }
 
 int main(void)
@@ -176,6 +209,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reporting_without_compaction, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reporting_balloon, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hook_off, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_config_off, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -54,6 +54,8 @@ static void test_empty_gives_default_scope(void **state)
 	assert_true(config.interval_ms == 1000);
 	assert_true(config.tick_ms == 100);	/* the sampling tick's default */
 	assert_false(config.allow_dropcache);
+	assert_true(config.compact);	/* today's: still only under a reporting balloon */
+	assert_false(config.dry_run);	/* today's: the daemon acts */
 	assert_string_equal(config.state_path, UPCC_DEFAULT_STATE_PATH);
 	upcc_config_free(&config);
 }
@@ -242,6 +244,87 @@ static void test_daemon_value_errors(void **state)
 	expect_error("allow_dropcache = sure\n", 1, "allow_dropcache \"sure\": expected yes or no");
 	expect_error("metrics = upcc.prom\n", 1, "metrics \"upcc.prom\": expected an absolute path");
 	expect_error("state = run/state.json\n", 1, "state \"run/state.json\"");
+}
+
+/* compact = yes|no: daemon-wide, once, a boolean; not a scope's. */
+static void test_compact_key(void **state)
+{
+	struct upcc_config config;
+
+	(void)state;
+	parse_ok("compact = no\n", &config);
+	assert_false(config.compact);
+	upcc_config_free(&config);
+	parse_ok("[daemon]\ncompact = yes\n[scope a]\ntype = system\n", &config);
+	assert_true(config.compact);
+	upcc_config_free(&config);
+	expect_error("compact = later\n", 1, "compact \"later\": expected yes or no");
+	expect_error("compact = no\ncompact = yes\n", 2, "compact given twice");
+	expect_error("[scope a]\ntype = system\ncompact = no\n", 3,
+		     "unknown key \"compact\" in [scope a]");
+}
+
+/* dry_run = yes|no: daemon-wide, once, a boolean; not a scope's. */
+static void test_dry_run_key(void **state)
+{
+	struct upcc_config config;
+
+	(void)state;
+	parse_ok("dry_run = yes\n", &config);
+	assert_true(config.dry_run);
+	upcc_config_free(&config);
+	parse_ok("[daemon]\ndry_run = off\n[scope a]\ntype = system\n", &config);
+	assert_false(config.dry_run);
+	upcc_config_free(&config);
+	expect_error("dry_run = observe\n", 1, "dry_run \"observe\": expected yes or no");
+	expect_error("dry_run = yes\ndry_run = no\n", 2, "dry_run given twice");
+	expect_error("[scope a]\ntype = system\ndry_run = yes\n", 3,
+		     "unknown key \"dry_run\" in [scope a]");
+}
+
+/*
+ * exclude = PATH[, PATH...]: a path scope's, each inside its path (as
+ * written, however spelled, "path =" before or after it), kept relative.
+ */
+static void test_exclude_key(void **state)
+{
+	struct upcc_config config;
+	const char *ex;
+
+	(void)state;
+	parse_ok("[scope d]\ntype = path\nexclude = /srv/data/pg_wal , /srv//data/./idx/\n"
+		 "path = /srv/data/\n", &config);
+	ex = config.scopes[0].scope.exclude;
+	assert_string_equal(ex, "pg_wal");
+	ex += strlen(ex) + 1;
+	assert_string_equal(ex, "idx");
+	ex += strlen(ex) + 1;
+	assert_string_equal(ex, "");
+	assert_true(upcc_scope_excluded(config.scopes[0].scope.exclude, "pg_wal"));
+	assert_true(upcc_scope_excluded(config.scopes[0].scope.exclude, "idx/a/b"));
+	assert_false(upcc_scope_excluded(config.scopes[0].scope.exclude, "pg_wal2"));
+	assert_false(upcc_scope_excluded(config.scopes[0].scope.exclude, "data"));
+	upcc_config_free(&config);
+	/* No exclude: an empty list, nothing excluded. */
+	parse_ok("[scope d]\ntype = path\npath = /srv\n", &config);
+	assert_false(upcc_scope_excluded(config.scopes[0].scope.exclude, "a"));
+	upcc_config_free(&config);
+
+	expect_error("[scope d]\ntype = path\npath = /srv/data\nexclude = /srv/other\n", 4,
+		     "exclude \"/srv/other\": not inside [scope d]'s path \"/srv/data\"");
+	expect_error("[scope d]\ntype = path\npath = /srv/data\nexclude = /srv/database\n", 4,
+		     "not inside");
+	expect_error("[scope d]\ntype = path\nexclude = /srv/data/a, /srv/data/../etc\n"
+		     "path = /srv/data\n", 3, "exclude \"/srv/data/../etc\": not inside");
+	expect_error("[scope d]\ntype = path\npath = /srv/data\nexclude = /srv/data\n", 4,
+		     "not inside");
+	expect_error("[scope d]\ntype = path\npath = /srv/data\nexclude = pg_wal\n", 4,
+		     "exclude \"pg_wal\": expected an absolute path");
+	expect_error("[scope d]\ntype = path\npath = /srv/data\nexclude = ,\n", 4,
+		     "exclude: expected PATH[, PATH...]");
+	expect_error("[scope s]\ntype = system\nexclude = /srv\n", 3,
+		     "[scope s]: \"exclude\" only applies to type path");
+	expect_error("exclude = /srv\n", 1, "unknown daemon key \"exclude\"");
 }
 
 static void test_dropcache_needs_consent(void **state)
@@ -580,6 +663,9 @@ int main(void)
 		cmocka_unit_test(test_line_errors),
 		cmocka_unit_test(test_scope_value_errors),
 		cmocka_unit_test(test_daemon_value_errors),
+		cmocka_unit_test(test_compact_key),
+		cmocka_unit_test(test_dry_run_key),
+		cmocka_unit_test(test_exclude_key),
 		cmocka_unit_test(test_dropcache_needs_consent),
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_nul_byte),

@@ -152,6 +152,43 @@ static void test_depth_cap(void **state)
 	assert_true(stats.skipped_depth > 0);
 }
 
+/*
+ * "exclude =": a directory named is never entered (its files never handed
+ * over, its subdirectories never opened), a file named never handed over;
+ * both counted apart.  A root spelled with a trailing '/' matches alike.
+ */
+static void test_exclude(void **state)
+{
+	static const char exclude[] = "a/b\0top\0";
+	struct upcc_walk_options options = { .exclude = exclude };
+	struct upcc_walk_stats stats;
+	struct visits v = { 0 };
+	char root[PATH_MAX + 2];
+
+	(void)state;
+	assert_int_equal(upcc_walk(tree, &options, record, &v, &stats), 0);
+	assert_int_equal(v.count, 1);
+	assert_true(visited(&v, "/a/one"));
+	assert_false(visited(&v, "/a/b/two"));
+	assert_false(visited(&v, "/a/b/c/three"));
+	assert_false(visited(&v, "/top"));
+	assert_int_equal(stats.skipped_excluded, 2);
+	assert_int_equal(stats.dirs, 2);	/* the root and a: never a/b, a/b/c */
+
+	snprintf(root, sizeof(root), "%s/", tree);
+	memset(&v, 0, sizeof(v));
+	assert_int_equal(upcc_walk(root, &options, record, &v, &stats), 0);
+	assert_int_equal(v.count, 1);
+	assert_int_equal(stats.skipped_excluded, 2);
+
+	/* A name that only starts like an excluded one is walked. */
+	options.exclude = "a/b/c/thr\0a/on\0";
+	memset(&v, 0, sizeof(v));
+	assert_int_equal(upcc_walk(tree, &options, record, &v, &stats), 0);
+	assert_int_equal(v.count, 4);
+	assert_int_equal(stats.skipped_excluded, 0);
+}
+
 static void test_callback_stops_walk(void **state)
 {
 	struct upcc_walk_stats stats;
@@ -523,6 +560,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_visits_regular_files_only),
 		cmocka_unit_test(test_depth_cap),
+		cmocka_unit_test(test_exclude),
 		cmocka_unit_test(test_callback_stops_walk),
 		cmocka_unit_test(test_bad_roots),
 		cmocka_unit_test(test_single_file_root),
