@@ -111,8 +111,12 @@ CHECK_SUITES += unit unit-valgrind
 
 # tests/unit/programs/daemon.sh runs the ASan builds of the programs
 # themselves; unit-file.sh checks systemd/upcd.service.in against them.
-unit: $(USR_UNIT_BINS) $(USR_UNIT_ASAN_BINS) $(BUILD)/asan/upcd $(BUILD)/asan/upcc $(BUILD)/upcd
+# rollout.sh tells upcd's drops from the kernel's by the integration
+# suite's cachestat probe (mk/40-integration.mk).
+unit: $(USR_UNIT_BINS) $(USR_UNIT_ASAN_BINS) $(BUILD)/asan/upcd $(BUILD)/asan/upcc $(BUILD)/upcd \
+		$(BUILD)/integration/probe
 	UPCD=$(BUILD)/asan/upcd UPCC=$(BUILD)/asan/upcc UPCD_RELEASE=$(BUILD)/upcd \
+		PROBE=$(BUILD)/integration/probe \
 		tests/unit/run.sh plain $(USR_UNIT_BINS) -- asan $(USR_UNIT_ASAN_BINS) \
 		-- script tests/unit/programs/daemon.sh tests/unit/programs/hostile.sh \
 		tests/unit/programs/hostile-3.sh tests/unit/programs/stop-latency.sh \
