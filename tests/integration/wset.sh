@@ -151,29 +151,32 @@ fi
 mkdir -p "$mnt/one"
 truncate -s 1G "$mnt/one/image"
 "$LOAD" evict "$mnt"
-start_upcd "$mnt/one" --target=16M --trigger=32M
+# The interval at 250 ms: a round that could not reach the target blocks
+# the tick's rounds until the interval's, and a second of the stream is
+# 64 MiB; what is judged here is the window a file keeps, not the interval.
+start_upcd "$mnt/one" --target=16M --trigger=32M --interval=250ms
 "$LOAD" stream "$mnt/one" 10 64 > "$work/stream.out" &
 stream_pid=$!
-peak=0
-samples=0
-sum=0
+samples=()
 for _ in $(seq 36); do
 	sleep 0.25
 	kill -0 "$stream_pid" 2>/dev/null || break
-	c=$(cached_sum "$mnt/one/image")
-	samples=$((samples + 1))
-	sum=$((sum + c))
-	[ "$c" -gt "$peak" ] && peak=$c
+	samples+=("$(cached_sum "$mnt/one/image")")
 done
 wait "$stream_pid"
 streamed=$(awk '/streamed_bytes/ { print $2 }' "$work/stream.out")
-mean=$((sum / (samples ? samples : 1)))
-# Between two ticks (100 ms) 6.4 MiB more comes in; a round takes a moment:
-# twice the trigger is room for both, and far below half of 640 MiB.
-check "one file streamed: peak $peak pages <= 2 x trigger ($(mib_pages 64)), $streamed bytes read" \
-	test "$peak" -le "$(mib_pages 64)"
-check "one file streamed: mean $mean pages <= trigger + a tick's read ($(mib_pages 40)) over $samples samples" \
-	test "$samples" -ge 20 -a "$mean" -le "$(mib_pages 40)"
+n=${#samples[@]}
+sorted=$(printf '%s\n' "${samples[@]}" | sort -n)
+mean=$(awk '{ s += $1 } END { print int(s / (NR ? NR : 1)) }' <<<"$sorted")
+peak=$(tail -n 1 <<<"$sorted")
+# The 95th percentile, as the other timing checks take it (docs/development.md):
+# a loaded machine may run a round late; a stream kept at half of what it
+# read is over in nearly every sample.
+p95=$(sed -n "$(( (n * 95 + 99) / 100 ))p" <<<"$sorted")
+check "one file streamed: 95% of $n samples <= 2 x trigger ($(mib_pages 64)): ${p95:-?} pages (largest $peak), $streamed bytes read" \
+	test "$n" -ge 20 -a "${p95:-999999999}" -le "$(mib_pages 64)"
+check "one file streamed: mean $mean pages <= trigger + a tick's read ($(mib_pages 40)) over $n samples" \
+	test "$n" -ge 20 -a "$mean" -le "$(mib_pages 40)"
 stop_upcd
 
 finish
