@@ -288,6 +288,21 @@ static int fadvise_tick_sample(struct upcc_backend *backend, const struct upcc_s
 	return upcc_inventory_tick_sample(&state->inv, sample);
 }
 
+/* What a refresh has to say: the disks that came or went, or a walk of
+ * every root because fanotify lost track (a cost to say).
+ */
+static void note_refresh(const struct upcc_inventory *inv, int err,
+			 struct upcc_action_result *result)
+{
+	if (inv->roots_changed[0])
+		upcc_text_append(result->note, sizeof(result->note), "inventory: %s",
+				 inv->roots_changed);
+	else if (!err && walked_for_loss(inv))
+		upcc_text_append(result->note, sizeof(result->note),
+				 "inventory: walked every root (%s)",
+				 upcc_inv_walk_why_name(inv->walk_why));
+}
+
 static int fadvise_reclaim(struct upcc_backend *backend, const struct upcc_scope *scope,
 			   uint64_t round, uint64_t nr_pages, struct upcc_action_result *result)
 {
@@ -312,15 +327,8 @@ static int fadvise_reclaim(struct upcc_backend *backend, const struct upcc_scope
 	if (!state->refreshed_by_sample && !refreshed_recently(state, round))
 		err = refresh(state, round);
 	state->refreshed_by_sample = false;
-	if (state->refresh_noted)
-		;	/* said at this round's first step */
-	else if (inv->roots_changed[0])
-		upcc_text_append(result->note, sizeof(result->note), "inventory: %s",
-				 inv->roots_changed);
-	else if (!err && walked_for_loss(inv))
-		upcc_text_append(result->note, sizeof(result->note),
-				 "inventory: walked every root (%s)",
-				 upcc_inv_walk_why_name(inv->walk_why));
+	if (!state->refresh_noted)	/* else said at this refresh's first step */
+		note_refresh(inv, err, result);
 	state->refresh_noted = true;
 	if (!err && scope->kind != UPCC_SCOPE_PATH)
 		note_walk_skips(inv, result);
