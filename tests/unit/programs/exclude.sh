@@ -15,9 +15,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 scratch_init exclude
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99
 
-cached_pages() {	# cached_pages FILE...: resident pages of the files, summed
-	fincore --bytes --noheadings --raw --output PAGES "$@" | awk '{ n += $1 } END { print n + 0 }'
-}
 write_config() {	# write_config EXCLUDE-LINE
 	cat >"$tmp/upcd.conf" <<CONF
 interval = 200ms
@@ -47,8 +44,7 @@ pages=$((4 * 1024 * 1024 / $(getconf PAGESIZE)))
 # Kept means cached, or taken by the kernel's reclaim (cachestat's evicted:
 # shadow entries, which DONTNEED never leaves): this machine's own DAMON
 # pageout takes pages of any file, hundreds at a time (docs/backends.md).
-probe=${PROBE:-build/integration/probe}
-near_all() { [ "$("$probe" stat "$1" | awk '{ print $1 + $4 }')" -ge "$pages" ]; }
+near_all() { [ "$(not_dropped "$1")" -ge "$pages" ]; }
 dropped() { [ "$(cached_pages "$1")" -le $((pages / 8)) ]; }
 
 # Negative control first: no exclude, every file goes.

@@ -5,6 +5,18 @@
 passed=0
 failed=0
 
+cached_pages() {	# cached_pages FILE...: resident pages of the files, summed (mincore)
+	fincore --bytes --noheadings --raw --output PAGES "$@" | awk '{ n += $1 } END { print n + 0 }'
+}
+# What upcd did not drop: the cached pages and those the kernel's reclaim
+# took (cachestat's evicted: reclaim leaves shadow entries, DONTNEED none).
+# This machine's own DAMON pageout (docs/backends.md) takes pages of any
+# file, a read one too: hundreds of a file in one pass.  $PROBE is the
+# integration suite's cachestat probe (make unit builds it).
+not_dropped() {	# not_dropped FILE...: cached + evicted by reclaim, summed
+	"${PROBE:-build/integration/probe}" stat "$@" | awk '{ n += $1 + $4 } END { print n + 0 }'
+}
+
 scratch_init() {	# scratch_init NAME: $tmp (a new directory) and $pids, both gone at exit
 	tmp=$(mktemp -d "/var/tmp/upcc-$1-XXXXXX")
 	pids=()

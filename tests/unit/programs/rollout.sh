@@ -15,17 +15,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 scratch_init rollout
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99
 
-cached_pages() {	# cached_pages FILE...: resident pages of the files, summed
-	fincore --bytes --noheadings --raw --output PAGES "$@" | awk '{ n += $1 } END { print n + 0 }'
-}
-# What upcd did not drop: the cached pages and those the kernel's reclaim
-# took (cachestat's evicted: reclaim leaves shadow entries, DONTNEED none).
-# This machine's own reclaim (its DAMON pageout, docs/backends.md) takes
-# pages of any file, a read one too: hundreds of a file in one pass.
-probe=${PROBE:-build/integration/probe}
-not_dropped() {	# not_dropped FILE...: cached + evicted by reclaim, summed
-	"$probe" stat "$@" | awk '{ n += $1 + $4 } END { print n + 0 }'
-}
 json_of() {	# json_of FILE EXPR: EXPR of the JSON in FILE (as d), printed; -1 if none
 	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' \
 		"$@" 2>/dev/null || echo -1
