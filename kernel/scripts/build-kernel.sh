@@ -50,6 +50,7 @@ tree=$top/build/kernel/src/$topdir
 out=$top/build/kernel/$name
 jobs=${JOBS:-$(nproc)}
 
+[ -f "$tarball" ] || kernel/scripts/fetch-source.sh "$version_file"
 kernel/scripts/prepare-source.sh "$version_file"
 
 mkdir -p "$out"

@@ -28,9 +28,14 @@ stamp=$src_root/$topdir.prepared
 
 die() { echo "prepare-source: $*" >&2; exit 1; }
 
-[ -f "$tarball" ] || die "$tarball missing: install $package (scripts/install-deps.sh)"
+[ -f "$tarball" ] || die "$tarball missing: kernel/scripts/fetch-source.sh $version_file"
 have_sum=$(sha256sum "$tarball" | cut -d' ' -f1)
-installed=$(dpkg-query -W -f='${Version}' "$package" 2>/dev/null || echo unknown)
+suite=${suite:-}
+if [ -n "$suite" ]; then	# fetched, not installed (fetch-source.sh)
+	installed=$(cat "build/kernel/fetched/$package.version" 2>/dev/null || echo unknown)
+else
+	installed=$(dpkg-query -W -f='${Version}' "$package" 2>/dev/null || echo unknown)
+fi
 # The checksum holds the pinned package to its tarball.  Another version is
 # there only because the archive dropped the pinned one (install-deps.sh):
 # it is used, and the series must apply to it, which the loop below checks.
