@@ -123,7 +123,8 @@ unit: $(USR_UNIT_BINS) $(USR_UNIT_ASAN_BINS) $(BUILD)/asan/upcd $(BUILD)/asan/up
 		tests/unit/programs/hostile-3.sh tests/unit/programs/stop-latency.sh \
 		tests/unit/programs/golden.sh tests/unit/programs/unit-file.sh \
 		tests/unit/programs/operator.sh tests/unit/programs/rollout.sh \
-		tests/unit/programs/exclude.sh tests/unit/programs/journal.sh
+		tests/unit/programs/exclude.sh tests/unit/programs/journal.sh \
+		tests/unit/programs/top.sh
 
 unit-valgrind: $(USR_UNIT_BINS) $(BUILD)/upcd $(BUILD)/upcc
 	UPCD=$(BUILD)/upcd UPCC=$(BUILD)/upcc \

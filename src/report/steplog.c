@@ -512,9 +512,16 @@ static void log_acted_round(const struct upcd_round_log *log, const struct upcc_
 			else if (!log->once)
 				tail = "; said again when this changes, else in "
 				       STRING(STUCK_LOG_MINUTES) " min";
-			news = true;
+			/* A stream's rounds may take nothing, then something,
+			 * then nothing (a file still being written): within a
+			 * spell a stuck stretch that starts again is news only
+			 * STUCK_LOG_USEC after the last one said; the summary
+			 * has the rest.  One that lasts and moves is news.
+			 */
+			news = news || slog->stuck || now - slog->stuck_logged >= STUCK_LOG_USEC;
 			slog->stuck = true;
-			slog->stuck_logged = now;
+			if (news)
+				slog->stuck_logged = now;
 			slog->stuck_unmapped = log->unmapped;
 			slog->stuck_target = state->policy.target_pages;
 			slog->stuck_unlogged = 0;

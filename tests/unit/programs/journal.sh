@@ -127,7 +127,8 @@ rounds_info() {
 	local rounds spells
 	rounds=$(entries 'e.get("UPCC_EVENT") == "round" and "nothing more came off" not in e["MESSAGE"]')
 	spells=$(entries 'e.get("UPCC_EVENT") == "spell-end"')
-	[ "$rounds" -le $((spells + 1)) ] || { echo "$rounds rounds at info, $spells spells ended"; return 1; }
+	[ "$rounds" -ge 1 ] && [ "$rounds" -le $((spells + 1)) ] ||
+		{ echo "$rounds rounds at info, $spells spells ended"; return 1; }
 }
 check "a round at info a spell, not one a round (the rest at debug: not sent)" rounds_info
 check "summaries at info every 2 s with what the rounds took" at_least 2 \

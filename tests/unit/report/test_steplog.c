@@ -151,7 +151,8 @@ static void test_stuck_scope_said_on_change(void **state)
 }
 
 /* Said again every 5 minutes while it lasts, with the count; a round
- * that reaches the target ends it, and the next stuck round is news.
+ * that reaches the target ends it; the next stuck round is news again
+ * after 5 minutes or outside a reclaiming spell.
  */
 static void test_stuck_scope_heartbeat_and_end(void **state)
 {
@@ -168,14 +169,19 @@ static void test_stuck_scope_heartbeat_and_end(void **state)
 	round_of(&run, &slog, 16 * MIB_PAGES, 15 * MIB_PAGES);		/* at the target */
 	round_of(&run, &slog, 16 * MIB_PAGES, 0);
 	text = capture_end();
-	if (count(text, "nothing more came off") != 3)
-		fail_msg("expected three stuck lines, got:\n%s", text);
+	/* The last stuck round starts a stuck stretch again within the
+	 * reclaiming spell, 0.2 s after the last said: debug (issue 31: a
+	 * stream's rounds that take nothing, then something, must not
+	 * alternate at info).
+	 */
+	if (count(text, "nothing more came off") != 2)
+		fail_msg("expected two stuck lines, got:\n%s", text);
 	assert_non_null(strstr(text, "target 2.0Mi; 2999 more rounds like it since the last message (0B reclaimed in them)\n"));
 	assert_non_null(strstr(text, "scope path:/srv: 1 more round took nothing more after the last message (0B reclaimed in them)\n"));
 	/* Within the spell the stuck rounds started: at debug (issue 31). */
 	assert_int_equal(count(text, "reclaimed 15Mi in 1 step"), 0);
 	assert_int_equal(count(text, "in the last 5 min: fadvise reclaimed 0B in 3000 rounds (3000 steps, 0.0 ms); unmapped 16Mi to 16Mi before them, target 2.0Mi\n"), 1);
-	assert_int_equal(count(text, "said again when this changes"), 2);
+	assert_int_equal(count(text, "said again when this changes"), 1);
 	free(text);
 }
 
@@ -244,6 +250,31 @@ static void test_stream_summarised(void **state)
 	free(text);
 }
 
+/* A stream whose rounds take something, then nothing (a file still being
+ * written), for 2 minutes: the first stuck line at info, not one each time.
+ */
+static void test_stuck_flapping_in_a_spell(void **state)
+{
+	struct upcd_scope_log slog = { 0 };
+	struct upcc_scope_run run;
+	char *text;
+
+	(void)state;
+	make_run(&run);
+	fake_now = 1000 * SECOND;
+	capture_begin();
+	for (int i = 0; i < 600; i++) {
+		round_of(&run, &slog, 16 * MIB_PAGES, 14 * MIB_PAGES);
+		round_of(&run, &slog, 16 * MIB_PAGES, 0);
+	}
+	text = capture_end();
+	if (count(text, "\n") != 2)
+		fail_msg("expected 2 lines, got:\n%s", text);
+	assert_int_equal(count(text, "reclaimed 14Mi in 1 step"), 1);
+	assert_int_equal(count(text, "nothing more came off"), 1);
+	free(text);
+}
+
 /* A dry run above the trigger decides every round: said once, then summed. */
 static void test_dry_run_summarised(void **state)
 {
@@ -273,6 +304,7 @@ int main(void)
 		cmocka_unit_test(test_stuck_scope_heartbeat_and_end),
 		cmocka_unit_test(test_stream_summarised),
 		cmocka_unit_test(test_dry_run_summarised),
+		cmocka_unit_test(test_stuck_flapping_in_a_spell),
 	};
 
 	upcc_log_init("upcd", false);
