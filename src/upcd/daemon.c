@@ -206,14 +206,16 @@ static int control_round(struct upcd *upcd, const struct upcc_round_limits *limi
  * STATUS= for `systemctl status`: what the scopes are at, sent when it
  * says something new, but its figures (and "last round 3s ago") at most
  * every UPCD_STATUS_MIN_USEC: a datagram to PID 1 a round is waste.
- * @now_anyway (start, reload) sends it whatever the time.
+ * @now_anyway (start), or none sent yet (status_usec 0: a reload clears
+ * it), sends it whatever the time.
  */
 static void send_status(struct upcd *upcd, bool now_anyway)
 {
 	uint64_t now = upcc_monotonic_usec();
 	char text[sizeof(upcd->status)];
 
-	if (!now_anyway && upcd->status_usec && now - upcd->status_usec < UPCD_STATUS_MIN_USEC)
+	now_anyway |= !upcd->status_usec;
+	if (!now_anyway && now - upcd->status_usec < UPCD_STATUS_MIN_USEC)
 		return;
 	upcd_status_text(text, sizeof(text), upcd->runs, upcd->nr_runs, upcd->page_size,
 			 upcd->config.dry_run, now);
@@ -487,7 +489,10 @@ static int event_loop(struct upcd *upcd, int signal_fd)
 				continue;
 			if (info.ssi_signo == SIGHUP) {
 				reload(upcd);
-				send_status(upcd, true);
+				/* The reloaded scopes have not been measured yet:
+				 * STATUS= after the next tick's round, whatever the time.
+				 */
+				upcd->status_usec = 0;
 				if (upcd->config.interval_ms != interval_ms ||
 				    tick_usec(upcd) != period_usec) {
 					interval_ms = upcd->config.interval_ms;

@@ -161,8 +161,10 @@ check "a reload names a scope's setting that changed" reload_says "scope tree: t
 check "a reload counts its changes (CHANGES=3)" at_least 1 'e.get("UPCC_EVENT") == "reload" and e["CHANGES"] == "3"'
 check "a reload's message says it too" at_least 1 \
 	'e.get("UPCC_EVENT") == "reload" and e["MESSAGE"].startswith("reloaded: 2 scope(s), interval 500 ms: interval 200ms -> 500ms")'
-check "STATUS= after the reload names both scopes" wait_for 10 \
-	grep -qE 'STATUS=tree .*; more .*; last round' "$tmp/notify.log"
+check "STATUS= after the reload names both scopes, measured" wait_for 10 \
+	grep -qE 'STATUS=tree [0-9.]+([KMGT]i|B)/1.0Mi, .*; more [0-9.]+([KMGT]i|B)/.*; last round [0-9]+s ago$' "$tmp/notify.log"
+check "STATUS= never says \"no round yet\" (sent after the first round, also after a reload)" \
+	eval '! grep -q "no round yet" "$tmp/notify.log"'
 write_config 500ms 1M
 kill -HUP "$daemon"
 check "a reload names a scope removed" wait_for 10 reload_says "scope more removed"
