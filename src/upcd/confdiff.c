@@ -66,7 +66,10 @@ static const char *amount_text(char buf[32], const struct upcc_amount *amount)
 {
 	switch (amount->unit) {
 	case UPCC_AMOUNT_PERCENT:
-		if (amount->value % 100)
+		if (amount->value % 10 == 0 && amount->value % 100)	/* "1.5%" */
+			snprintf(buf, 32, "%" PRIu64 ".%" PRIu64 "%%", amount->value / 100,
+				 amount->value % 100 / 10);
+		else if (amount->value % 100)				/* "1.25%" */
 			snprintf(buf, 32, "%" PRIu64 ".%02" PRIu64 "%%", amount->value / 100,
 				 amount->value % 100);
 		else
@@ -91,14 +94,17 @@ static const char *trigger_text(char buf[32], const struct upcc_scope_config *co
 	return amount_text(buf, &config->trigger);
 }
 
-/* "exclude =" as written: the NUL-separated list joined by ", ". */
-static const char *exclude_text(char *buf, size_t size, const char *list)
+/* "exclude =" as written: the scope's root and each name under it
+ * (kept relative, NUL-separated), joined by ", ".
+ */
+static const char *exclude_text(char *buf, size_t size, const struct upcc_scope *scope)
 {
 	size_t at = 0;
 
 	buf[0] = '\0';
-	for (const char *p = list; *p && at < size; p += strlen(p) + 1)
-		at += (size_t)snprintf(buf + at, size - at, "%s%s", at ? ", " : "", p);
+	for (const char *p = scope->exclude; *p && at < size; p += strlen(p) + 1)
+		at += (size_t)snprintf(buf + at, size - at, "%s%s/%s", at ? ", " : "",
+				       strcmp(scope->path, "/") ? scope->path : "", p);
 	return buf;
 }
 
@@ -106,7 +112,7 @@ static void scope_changes(struct diff *d, const struct upcc_config_scope *was,
 			  const struct upcc_config_scope *now)
 {
 	const struct upcc_scope_config *a = &was->scope.config, *b = &now->scope.config;
-	char prefix[96], x[32], y[32], ex[2][256];
+	char prefix[96], x[32], y[32], ex[2][512];
 
 	snprintf(prefix, sizeof(prefix), "scope %s: ", now->scope.name);
 	change(d, prefix, "type", upcc_scope_kind_name(was->scope.kind),
@@ -125,8 +131,8 @@ static void scope_changes(struct diff *d, const struct upcc_config_scope *was,
 	       now->backend_name[0] ? now->backend_name : "(daemon's)");
 	change(d, prefix, "cross_mounts", yes_no(was->scope.cross_mounts),
 	       yes_no(now->scope.cross_mounts));
-	change(d, prefix, "exclude", exclude_text(ex[0], sizeof(ex[0]), was->scope.exclude),
-	       exclude_text(ex[1], sizeof(ex[1]), now->scope.exclude));
+	change(d, prefix, "exclude", exclude_text(ex[0], sizeof(ex[0]), &was->scope),
+	       exclude_text(ex[1], sizeof(ex[1]), &now->scope));
 }
 
 static const struct upcc_config_scope *find_scope(const struct upcc_config *config,
