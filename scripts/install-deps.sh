@@ -34,6 +34,9 @@ packages=("${build_packages[@]}")
 	bash-completion man-db groff-base lintian mmdebstrap
 	qemu-system-x86 qemu-utils
 	gnuplot-nox
+	# upcc top through a real terminal, and proof it opens no scope file
+	# (tests/unit/programs/top.sh)
+	tmux strace
 )
 if [ "${2:-}" = --list ]; then
 	printf '%s\n' "${packages[@]}"
