@@ -105,6 +105,7 @@ struct upcc_backend {
 	char why[UPCC_BACKEND_WHY_LEN];	/* why this one was chosen (auto) */
 	bool dry_run;			/* decide and report, reclaim nothing */
 	bool allow_dropcache;		/* the crude baseline needs an explicit yes */
+	uint64_t damon_min_age_ms;	/* damon: unused this long before it is cold */
 };
 
 /* Look a backend up by name ("auto" is not one: see upcc_backend_select). */
