@@ -88,20 +88,43 @@ static int admin_file(const char *admin, const char *rel, char *buf, size_t len)
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
+/*
+ * DAMON's sysfs files answer -EBUSY while another writer holds
+ * damon_sysfs_lock (mutex_trylock in mm/damon/sysfs.c): someone reading
+ * a kdamond's state or pid, or our own commit still in flight.  A busy
+ * file is read again, for up to BUSY_RETRIES x 10 ms, so that a reader
+ * elsewhere cannot make us take our kdamond for someone else's.
+ */
+#define BUSY_RETRIES	50
+
 static int admin_write(const char *admin, const char *rel, const char *value)
 {
+	struct timespec pause = { 0, 10 * 1000000L };
 	char path[PATH_MAX + 256];
 	int err = admin_file(admin, rel, path, sizeof(path));
 
-	return err ? err : upcc_sysfs_write(path, value);
+	for (int i = 0; !err || err == -EBUSY; i++) {
+		err = upcc_sysfs_write(path, value);
+		if (err != -EBUSY || i == BUSY_RETRIES)
+			break;
+		nanosleep(&pause, NULL);
+	}
+	return err;
 }
 
 static int admin_read(const char *admin, const char *rel, char *buf, size_t len)
 {
+	struct timespec pause = { 0, 10 * 1000000L };
 	char path[PATH_MAX + 256];
 	int err = admin_file(admin, rel, path, sizeof(path));
 
-	return err ? err : upcc_sysfs_read_line(path, buf, len);
+	for (int i = 0; !err || err == -EBUSY; i++) {
+		err = upcc_sysfs_read_line(path, buf, len);
+		if (err != -EBUSY || i == BUSY_RETRIES)
+			break;
+		nanosleep(&pause, NULL);
+	}
+	return err;
 }
 
 static int admin_read_ull(const char *admin, const char *rel, unsigned long long *value)
@@ -480,7 +503,12 @@ static int start_kdamond(struct damon_priv *priv)
 		err = admin_write(priv->admin, KDAMOND "state", "on");
 	if (!err) {
 		priv->kdamond_pid = kdamond_pid(priv->admin);
+		/* "on" returns once kdamond runs; one that stopped at once (its
+		 * context refused) shows pid -1: say so rather than wait.
+		 */
 		err = priv->kdamond_pid ? write_marker(priv->kdamond_pid) : -ESRCH;
+		if (err == -ESRCH)
+			upcc_log(LOG_WARNING, "damon: kdamond stopped as soon as it started");
 	}
 	if (err) {
 		/* Leave DAMON as we found it. */
