@@ -79,6 +79,7 @@ struct damon_priv {
 	unsigned long long ram_start, ram_end;	/* end exclusive */
 	uint64_t min_age_ms;
 	long kdamond_pid;		/* 0: no kdamond of ours */
+	uint64_t kdamond_cpu_usec;	/* its CPU at the last step */
 };
 
 static int admin_file(const char *admin, const char *rel, char *buf, size_t len)
@@ -624,6 +625,46 @@ static int damos_step(const struct damon_priv *priv, uint64_t bytes, uint64_t *a
 	return err;
 }
 
+/*
+ * @pid's utime + stime (fields 14 and 15 of /proc/PID/stat, after the
+ * comm, which may hold spaces: parsed from its closing parenthesis).
+ */
+static int thread_cpu_usec(long pid, uint64_t *usec)
+{
+	char rel[64], path[PATH_MAX], line[1024], *p;
+	unsigned long long utime, stime;
+	long hz = sysconf(_SC_CLK_TCK);
+	FILE *f;
+
+	snprintf(rel, sizeof(rel), "/proc/%ld/stat", pid);
+	if (upcc_sysfs_path(path, sizeof(path), rel))
+		return -ENAMETOOLONG;
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	p = fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
+	fclose(f);
+	/* After ")": state, then fields 4..13, then utime and stime. */
+	if (!p || hz <= 0 ||
+	    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+		   &utime, &stime) != 2)
+		return -EINVAL;
+	*usec = (utime + stime) * 1000000ull / (unsigned long long)hz;
+	return 0;
+}
+
+/* What kdamond spent since the last step: it monitors between steps too. */
+static uint64_t kdamond_cpu_delta(struct damon_priv *priv)
+{
+	uint64_t now, delta;
+
+	if (thread_cpu_usec(priv->kdamond_pid, &now))
+		return 0;
+	delta = now > priv->kdamond_cpu_usec ? now - priv->kdamond_cpu_usec : 0;
+	priv->kdamond_cpu_usec = now;
+	return delta;
+}
+
 /* Is kdamond 0 still the one we started? */
 static int still_ours(const struct damon_priv *priv)
 {
@@ -653,6 +694,8 @@ static int damon_reclaim(struct upcc_backend *backend, const struct upcc_scope *
 	err = still_ours(priv);
 	if (!err)
 		err = damos_step(priv, nr_pages * page, &applied);
+	if (!err)
+		result->kernel_cpu_usec = kdamond_cpu_delta(priv);
 	result->reclaimed_pages = applied / page;
 	result->scanned_items = 1;
 	return upcc_reclaim_end(result, start_usec, err);

@@ -16,7 +16,8 @@
  *     "dirty_*", "writeback_*", "target_*", "effective_target_*",
  *     "effective_target_reason":S, "trigger_*",
  *     "reclaimed_pages_total","reclaimed_bytes_total","actions_total",
- *     "action_errors_total","action_usec_total","refused_steps_total"}
+ *     "action_errors_total","action_usec_total","refused_steps_total",
+ *     "kernel_cpu_usec_total"}
  *    ]}
  * "running" is true and "stale" false as written (the writer runs); upcc
  * status --json says whether the process pid/start_time still runs
@@ -77,6 +78,7 @@ struct upcc_state_scope {
 	uint64_t action_errors_total;
 	uint64_t action_usec_total;
 	uint64_t refused_steps_total;	/* steps the backend declined */
+	uint64_t kernel_cpu_usec_total;	/* the backend's kernel thread: kdamond */
 };
 
 struct upcc_state_header {

@@ -89,6 +89,9 @@ static void fake_damon_tree(const char *nr_kdamonds)
 	assert_int_equal(ua_mkdir_p(path), 0);	/* as on any system: /run is there */
 	fake("/proc/sys/kernel/random/boot_id", "b00710d0-0000-4000-8000-000000000001\n");
 	fake(K0 "pid", "4242\n");
+	/* kdamond's utime 150 and stime 50 clock ticks; its comm has a space. */
+	fake("/proc/4242/stat", "4242 (kdamond.0 x) S 2 0 0 0 -1 2129984 0 0 0 0 150 50 0 0 "
+				"20 0 1 0 100 0 0\n");
 	fake(ADMIN "kdamonds/nr_kdamonds", nr_kdamonds);
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
 		fake(files[i], "");
@@ -462,6 +465,8 @@ static void test_damon_sequence(void **state)
 					      &result), 0);
 	reap(child);
 	assert_int_equal(result.reclaimed_pages, 409600 / page);
+	/* kdamond's CPU, counted as the step's; the next step counts anew. */
+	assert_int_equal(result.kernel_cpu_usec, 200 * 1000000ull / sysconf(_SC_CLK_TCK));
 	log = slurp(log_path, false);
 	/* The step: its quota, committed, then idle again; no new kdamond. */
 	step = strstr(log, S0 "quotas/bytes 409600\n" K0 "state commit\n");
