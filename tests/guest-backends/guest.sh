@@ -465,7 +465,7 @@ case_damon_run() {
 	# and so does not age, while the stream still lands pages in it; and
 	# upcd's cadence (a step asks an eighth of the excess, a round a 1 s
 	# budget, each DAMOS step at least one 100 ms apply interval).
-	# Measured over 8 runs: 58M to 90M (fadvise, the same run: 27-29M).
+	# Measured over 9 runs: 57 to 88 MiB (fadvise, the same scenario: 26-28 MiB).
 	check "damon: bound held under the stream (peak $peak <= $((DAMON_TARGET_KB + 12 * DAMON_RATE * 1024)) kB)" \
 		[ "$peak" -le $((DAMON_TARGET_KB + 12 * DAMON_RATE * 1024)) ]
 	check "damon: hot set kept (hit ratio $hit >= 0.99)" at_least "$hit" 0.99
