@@ -541,6 +541,89 @@ case_compare() {
 	done
 }
 
+# Not in the suites: the other way to make DAMOS take what upcd decides,
+# a user_input quota goal instead of a quota per step (docs/backends.md).
+# The same scheme as upcd's (filters, age 2 s, oldest first), set up by
+# hand, with quota goal user_input and the "temporal" tuner: while the
+# goal is under-achieved the quota is its maximum (8M per 100 ms window),
+# once achieved it is 0.  A feeder stands in for upcd and writes, every
+# 250 ms, current_value = 10000 x target / (unmapped - dirty) against
+# target_value 10000 (the metric must rise as the scheme acts).  Then the
+# damon case's stream and hot set.  Run it with
+#   KERNEL=build/kernel/uml-7.3/linux tests/guest-backends/run.sh goal
+case_goal() {
+	for tuner in temporal consist; do
+		reset_cache
+		damon_goal_scheme "$tuner" || { fail "goal: could not set up the scheme"; return; }
+		rm -f /tmp/goal.stop
+		( while [ ! -e /tmp/goal.stop ]; do
+			u=$(( $(unmapped_kb) - $(held_kb) ))
+			[ "$u" -gt 0 ] || u=1
+			echo $((10000 * DAMON_TARGET_KB / u)) > $scheme0/quotas/goals/0/current_value
+			echo commit_schemes_quota_goals > $damon_admin/0/state
+			sleep 0.25
+		  done ) &
+		upcd_pid=$!	# the feeder: its CPU is what upcd's would be
+		# The lowest point after the bound was reached: how far below the
+		# target a stale feed lets the kernel go.
+		stream_scenario
+		low=$after
+		i=0
+		while [ $i -lt 12 ]; do
+			v=$(( $(unmapped_kb) - $(held_kb) ))
+			[ "$v" -lt "$low" ] && low=$v
+			sleep 0.25
+			i=$((i + 1))
+		done
+		touch /tmp/goal.stop
+		wait "$upcd_pid"
+		echo "    goal ($tuner): peak $peak kB, mean $mean kB, after $after kB, lowest $low kB" \
+			"in the 3 s after; hot set hit $hit; CPU ms: feeder $upcd_cpu, kdamond $kdamond_cpu"
+		stop_foreign_kdamond
+		check "goal ($tuner): no kdamond left" no_kdamond_left
+	done
+}
+
+damon_goal_scheme() {
+	end=$(awk '/^Node/ { s = 0 } $1 == "spanned" { s = $2 }
+		   $1 == "start_pfn:" && s > 0 { if ($2 + s > e) e = $2 + s }
+		   END { print e * 4096 }' /proc/zoneinfo)
+	echo 1 > $damon_admin/nr_kdamonds || return 1
+	echo 1 > $damon_admin/0/contexts/nr_contexts
+	c=$damon_admin/0/contexts/0
+	echo paddr > $c/operations
+	echo 1 > $c/targets/nr_targets
+	echo 1 > $c/targets/0/regions/nr_regions
+	echo 0 > $c/targets/0/regions/0/start
+	echo "$end" > $c/targets/0/regions/0/end
+	echo 1 > $c/schemes/nr_schemes
+	echo pageout > $scheme0/action
+	echo "$end" > $scheme0/access_pattern/sz/max
+	echo 0 > $scheme0/access_pattern/nr_accesses/max
+	echo 20 > $scheme0/access_pattern/age/min
+	echo 4294967295 > $scheme0/access_pattern/age/max
+	echo $((8 << 20)) > $scheme0/quotas/bytes
+	echo 100 > $scheme0/quotas/reset_interval_ms
+	echo 1000 > $scheme0/quotas/weights/age_permil
+	echo 0 > $scheme0/quotas/fail_charge_num
+	echo 1 > $scheme0/quotas/fail_charge_denom
+	echo "$1" > $scheme0/quotas/goal_tuner || return 1
+	echo 1 > $scheme0/quotas/goals/nr_goals
+	echo user_input > $scheme0/quotas/goals/0/target_metric
+	echo 10000 > $scheme0/quotas/goals/0/target_value
+	echo 10000 > $scheme0/quotas/goals/0/current_value
+	echo 3 > $scheme0/filters/nr_filters
+	i=0
+	for f in "anon Y" "unmapped N" "young Y"; do
+		set -- $f
+		echo "$1" > $scheme0/filters/$i/type
+		echo "$2" > $scheme0/filters/$i/matching
+		echo N > $scheme0/filters/$i/allow
+		i=$((i + 1))
+	done
+	echo on > $damon_admin/0/state
+}
+
 # The negative control of "the untouched mapping stayed resident": the same
 # scheme without the unmapped filter (anon rejected only), by hand, takes
 # the idle mapped file's pages.
@@ -790,6 +873,7 @@ for c in $CASES; do
 	fadvise-system) case_fadvise_system ;;
 	memcg-unmaps) case_memcg_unmaps ;;
 	compare) case_compare ;;
+	goal) case_goal ;;
 	none) case_none ;;
 	overreclaim) case_overreclaim ;;
 	*) fail "unknown case $c" ;;
