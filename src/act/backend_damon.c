@@ -262,6 +262,14 @@ static enum damon_owner damon_owner(const char *admin, char *why, size_t why_len
 			 "never taken over", nr, nr == 1 ? "" : "s", marker.kdamond_pid);
 		return DAMON_FOREIGN;
 	}
+	if (marker.upcd_pid == (long)getpid()) {
+		/* Another scope of ours has it: DAMON's sysfs gives a kdamond
+		 * per context, but this backend keeps to kdamond 0.
+		 */
+		snprintf(why, why_len, "DAMON already in use by another damon scope of this upcd "
+			 "(kdamond %ld): one damon scope per upcd", pid);
+		return DAMON_FOREIGN;
+	}
 	if (upcd_running(marker.upcd_pid)) {
 		snprintf(why, why_len, "DAMON already in use by the upcd of pid %ld (kdamond %ld): "
 			 "never taken over", marker.upcd_pid, pid);
@@ -299,7 +307,7 @@ static int damon_probe(const struct upcc_scope *scope, char *why, size_t why_len
 		return -ENOTSUP;
 	}
 	snprintf(why, why_len, "a long-running DAMOS pageout of cold pages, anon, mapped "
-		 "and young filtered out%s%s", owner == DAMON_LEFTOVER ? "; removes the " : "",
+		 "and young filtered out%s%s", owner == DAMON_LEFTOVER ? "; to be removed: " : "",
 		 owner == DAMON_LEFTOVER ? owner_why : "");
 	return 0;
 }

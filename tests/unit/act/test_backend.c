@@ -555,18 +555,25 @@ static void test_damon_leftover(void **state)
 		_exit(0);
 	reap(gone);
 
-	/* That upcd is still running (its comm says upcd): not a leftover. */
+	/* That upcd is still running (its comm says upcd): not a leftover.
+	 * Our parent stands in for it: a live pid.
+	 */
 	fake_damon_tree("1\n");
 	snprintf(marker, sizeof(marker), "b00710d0-0000-4000-8000-000000000001 4242 %ld\n",
-		 (long)getpid());
+		 (long)getppid());
 	fake("/run/upcc/damon-kdamond", marker);
-	snprintf(comm, sizeof(comm), "/proc/%ld/comm", (long)getpid());
+	snprintf(comm, sizeof(comm), "/proc/%ld/comm", (long)getppid());
 	fake(comm, "upcd\n");
 	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), -EBUSY);
 	assert_non_null(strstr(backend.why, "upcd of pid"));
-	fake(comm, "cmocka\n");	/* any other program of that pid: gone */
+	fake(comm, "make\n");	/* any other program of that pid: gone */
 	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), 0);
-	fake(comm, "upcd\n");
+	/* This very upcd: another of its scopes has DAMON. */
+	snprintf(marker, sizeof(marker), "b00710d0-0000-4000-8000-000000000001 4242 %ld\n",
+		 (long)getpid());
+	fake("/run/upcc/damon-kdamond", marker);
+	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), -EBUSY);
+	assert_non_null(strstr(backend.why, "another damon scope of this upcd"));
 
 	/* Another boot's marker, or another kdamond: refused. */
 	snprintf(marker, sizeof(marker), "b00710d0-0000-4000-8000-000000000002 4242 %ld\n",
@@ -584,7 +591,7 @@ static void test_damon_leftover(void **state)
 		 (long)gone);
 	fake("/run/upcc/damon-kdamond", marker);
 	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), 0);
-	assert_non_null(strstr(backend.why, "left running by upcd"));
+	assert_non_null(strstr(backend.why, "to be removed: kdamond 4242 was left running by upcd"));
 	assert_int_equal(backend.ops->init(&backend, &scope), 0);
 	log = slurp(log_path, false);
 	{
