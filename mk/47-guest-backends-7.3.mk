@@ -12,7 +12,8 @@ kernel-uml-7.3: deps
 # the "unmapped" filter (6.15) and the damon backend probes usable: its
 # cases run for real there (damon, damon-busy), beside fadvise with
 # cachestat, memcg with "swappiness=", dropcache and auto.
-GUEST_73_CASES := fadvise-path fadvise-system memcg-root memcg-child dropcache damon damon-busy auto memcg-unmaps
+GUEST_73_CASES := fadvise-path fadvise-system memcg-root memcg-child dropcache damon damon-busy \
+	damon-wset fadvise-wset auto memcg-unmaps
 
 CHECK_SUITES += guest-backends-7.3
 .PHONY: guest-backends-7.3
