@@ -7,3 +7,16 @@ KERNEL_73 := $(BUILD)/kernel/uml-7.3/linux
 
 kernel-uml-7.3: deps
 	kernel/scripts/build-kernel.sh um uml-7.3
+
+# guest-backends-7.3: the guest cases on that stock 7.3, where DAMOS has
+# the "unmapped" filter (6.15) and the damon backend probes usable: its
+# cases run for real there (damon, damon-busy), beside fadvise with
+# cachestat, memcg with "swappiness=", dropcache and auto.
+GUEST_73_CASES := fadvise-path fadvise-system memcg-root memcg-child dropcache damon damon-busy \
+	damon-wset fadvise-wset auto memcg-unmaps
+
+CHECK_SUITES += guest-backends-7.3
+.PHONY: guest-backends-7.3
+
+guest-backends-7.3: kernel-uml-7.3 $(BUILD)/static/upcd $(BUILD)/static/upcc $(BUILD)/bench/workload
+	KERNEL=$(KERNEL_73) tests/guest-backends/run.sh $(GUEST_73_CASES)

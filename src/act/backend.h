@@ -29,6 +29,11 @@ struct upcc_action_result {
 	uint64_t scanned_items;		/* files, regions: what the backend looked at */
 	uint64_t skipped_dirty;		/* files left alone because dirty/writeback */
 	uint64_t elapsed_usec;
+	/* CPU a kernel thread spent for the backend since its last step:
+	 * the damon backend's kdamond (utime + stime), which works between
+	 * steps too, and whose CPU is none of upcd's.
+	 */
+	uint64_t kernel_cpu_usec;
 	int error;			/* 0 or a negative errno */
 	/* Non-empty: the backend declined to act this step, and why (e.g.
 	 * memcg while its scope has dirty pages).  Not an error: counted
@@ -105,6 +110,7 @@ struct upcc_backend {
 	char why[UPCC_BACKEND_WHY_LEN];	/* why this one was chosen (auto) */
 	bool dry_run;			/* decide and report, reclaim nothing */
 	bool allow_dropcache;		/* the crude baseline needs an explicit yes */
+	uint64_t damon_min_age_ms;	/* damon: unused this long before it is cold */
 };
 
 /* Look a backend up by name ("auto" is not one: see upcc_backend_select). */

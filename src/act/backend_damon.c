@@ -1,45 +1,85 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * backend_damon.c - a DAMOS "pageout" scheme on the physical address space,
- * through /sys/kernel/mm/damon/admin, set up for one request and torn down
- * after it.
+ * backend_damon.c - one long-running DAMOS "pageout" scheme on the physical
+ * address space, through /sys/kernel/mm/damon/admin: its kdamond is
+ * started when the scope's backend is set up and kept until it is let go
+ * (stop, reload), because the access history DAMON builds over time is
+ * the point.  A fresh kdamond has none: "no access seen" at its start is
+ * every region, so a scheme set up per request would page out the hot set
+ * with the cold.  The scheme also asks for an age ("damon_min_age"): a
+ * region is cold only after DAMON saw no access to it for that long.
  *
- * Keeping to the rules: the scheme's filters reject anonymous pages ("anon")
- * and mapped pages ("unmapped" with matching=N); for a cgroup scope a
- * "memcg" filter rejects other cgroups' pages.  The "unmapped" filter type
- * only exists from Linux 6.15: 6.12's mm/damon/sysfs-schemes.c has anon,
- * memcg, young, addr and target, none of which keeps mapped file pages out,
- * and damon_pa_pageout() reclaims with may_unmap=1.  So on older kernels
+ * Between steps the scheme idles on a 1-byte size quota (less than a
+ * page: damos_quota_is_full() skips every region, no folio is walked);
+ * a step raises the quota to what upcd decided and lowers it again once
+ * the scheme's sz_applied says it is done.
+ *
+ * Keeping to the rules: the scheme's filters reject anonymous pages
+ * ("anon"), mapped pages ("unmapped" with matching=N) and pages accessed
+ * since DAMON last looked ("young": a region DAMON saw cold may still hold
+ * a page used between two samples); for a cgroup scope a "memcg" filter
+ * rejects other cgroups' pages.  The "unmapped" filter type only exists
+ * from Linux 6.15: 6.12's mm/damon/sysfs-schemes.c has anon, memcg, young,
+ * addr and target, none of which keeps mapped file pages out, and
+ * damon_pa_pageout() reclaims with may_unmap=1.  So on older kernels
  * this backend does not probe as usable.  Dirty file pages are safe either
  * way: reclaim_pages() runs from kdamond, not kswapd, and shrink_folio_list()
  * never starts filesystem writeback outside kswapd; nor does it wake the
  * flusher, since it does not go through shrink_inactive_list(), whose
  * wakeup_flusher_threads() is why memcg refuses to act on a dirty scope.
  *
- * DAMON belongs to whoever set it up first: if any kdamond exists
- * (nr_kdamonds != 0) the backend refuses and auto falls back.
+ * DAMON belongs to whoever set it up first: if any kdamond exists that is
+ * not provably ours, the backend refuses and auto falls back.  Ours means
+ * the marker file (MARKER) names this boot, a kdamond pid that kdamond 0
+ * has now, and an upcd that is no longer running: then it is what a killed
+ * upcd left behind, and it is removed before a new one starts.
  */
 #include "backend.h"
 #include "core/size.h"
 #include "lib/clock.h"
+#include "lib/log.h"
 #include "sys/sysfs.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #define DAMON_ADMIN		"/sys/kernel/mm/damon/admin"
 #define CGROUP2_MOUNT		"/sys/fs/cgroup"
+#define BOOT_ID			"/proc/sys/kernel/random/boot_id"
+/* /run is emptied at boot, like DAMON's state: a marker never outlives it. */
+#define MARKER_DIR		"/run/upcc"
+#define MARKER			MARKER_DIR "/damon-kdamond"
 #define POLL_INTERVAL_MS	100
 #define POLL_LIMIT_MS		5000
+/*
+ * DAMON's own sysfs defaults, written out because the scheme's age is
+ * counted in aggregation intervals: min_age / AGGR_US.  The quota's
+ * window is short so that a step's new quota takes effect at once (the
+ * effective quota is recomputed only when a window starts).
+ */
+#define SAMPLE_US		5000
+#define AGGR_US			100000
+#define UPDATE_US		1000000
+#define QUOTA_RESET_MS		100
+#define QUOTA_IDLE		"1"
+
+#define KDAMOND	"kdamonds/0/"
+#define CTX	KDAMOND "contexts/0/"
+#define SCHEME	CTX "schemes/0/"
 
 struct damon_priv {
 	char admin[PATH_MAX];
 	char memcg_path[PATH_MAX];	/* cgroup scope: path below the cgroup2 mount */
 	unsigned long long ram_start, ram_end;	/* end exclusive */
+	uint64_t min_age_ms;
+	long kdamond_pid;		/* 0: no kdamond of ours */
+	uint64_t kdamond_cpu_usec;	/* its CPU at the last step */
 };
 
 static int admin_file(const char *admin, const char *rel, char *buf, size_t len)
@@ -49,37 +89,201 @@ static int admin_file(const char *admin, const char *rel, char *buf, size_t len)
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
+/*
+ * DAMON's sysfs files answer -EBUSY while another writer holds
+ * damon_sysfs_lock (mutex_trylock in mm/damon/sysfs.c): someone reading
+ * a kdamond's state or pid, or our own commit still in flight.  A busy
+ * file is read again, for up to BUSY_RETRIES x 10 ms, so that a reader
+ * elsewhere cannot make us take our kdamond for someone else's.
+ */
+#define BUSY_RETRIES	50
+
 static int admin_write(const char *admin, const char *rel, const char *value)
 {
+	struct timespec pause = { 0, 10 * 1000000L };
 	char path[PATH_MAX + 256];
 	int err = admin_file(admin, rel, path, sizeof(path));
 
-	return err ? err : upcc_sysfs_write(path, value);
+	for (int i = 0; !err || err == -EBUSY; i++) {
+		err = upcc_sysfs_write(path, value);
+		if (err != -EBUSY || i == BUSY_RETRIES)
+			break;
+		nanosleep(&pause, NULL);
+	}
+	return err;
 }
 
 static int admin_read(const char *admin, const char *rel, char *buf, size_t len)
 {
+	struct timespec pause = { 0, 10 * 1000000L };
 	char path[PATH_MAX + 256];
 	int err = admin_file(admin, rel, path, sizeof(path));
 
-	return err ? err : upcc_sysfs_read_line(path, buf, len);
+	for (int i = 0; !err || err == -EBUSY; i++) {
+		err = upcc_sysfs_read_line(path, buf, len);
+		if (err != -EBUSY || i == BUSY_RETRIES)
+			break;
+		nanosleep(&pause, NULL);
+	}
+	return err;
 }
 
-/* Is DAMON free for us?  0, -ENOENT (no sysfs interface) or -EBUSY. */
-static int damon_free(const char *admin)
+static int admin_read_ull(const char *admin, const char *rel, unsigned long long *value)
 {
-	char value[32];
-	int err = admin_read(admin, "kdamonds/nr_kdamonds", value, sizeof(value));
+	char text[32];
+	int err = admin_read(admin, rel, text, sizeof(text));
 
 	if (err)
-		return -ENOENT;
-	return strcmp(value, "0") == 0 ? 0 : -EBUSY;
+		return err;
+	return sscanf(text, "%llu", value) == 1 ? 0 : -EINVAL;
+}
+
+/* kdamond 0's pid, or 0 when it is off (the file says -1) or absent. */
+static long kdamond_pid(const char *admin)
+{
+	char text[32];
+	long pid;
+
+	if (admin_read(admin, KDAMOND "pid", text, sizeof(text)) ||
+	    sscanf(text, "%ld", &pid) != 1 || pid <= 0)
+		return 0;
+	return pid;
+}
+
+/*
+ * The marker: "BOOT_ID KDAMOND_PID UPCD_PID".  A kdamond's pid is not
+ * reused while the thread lives, and the boot id tells this boot's pids
+ * from the last one's, should /run not be a tmpfs.
+ */
+struct marker {
+	char boot_id[64];
+	long kdamond_pid, upcd_pid;
+};
+
+static int read_boot_id(char *buf, size_t len)
+{
+	char path[PATH_MAX];
+
+	if (upcc_sysfs_path(path, sizeof(path), BOOT_ID))
+		return -ENAMETOOLONG;
+	return upcc_sysfs_read_line(path, buf, len);
+}
+
+static int read_marker(struct marker *marker)
+{
+	char path[PATH_MAX];
+	FILE *f;
+	int n;
+
+	if (upcc_sysfs_path(path, sizeof(path), MARKER))
+		return -ENAMETOOLONG;
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	n = fscanf(f, "%63s %ld %ld", marker->boot_id, &marker->kdamond_pid, &marker->upcd_pid);
+	fclose(f);
+	return n == 3 ? 0 : -EINVAL;
+}
+
+static int write_marker(long pid)
+{
+	char path[PATH_MAX], boot_id[64];
+	FILE *f;
+	int err;
+
+	if (read_boot_id(boot_id, sizeof(boot_id)))
+		snprintf(boot_id, sizeof(boot_id), "-");
+	if (upcc_sysfs_path(path, sizeof(path), MARKER_DIR))
+		return -ENAMETOOLONG;
+	if (mkdir(path, 0755) && errno != EEXIST)
+		return -errno;
+	if (upcc_sysfs_path(path, sizeof(path), MARKER))
+		return -ENAMETOOLONG;
+	f = fopen(path, "we");
+	if (!f)
+		return -errno;
+	fprintf(f, "%s %ld %ld\n", boot_id, pid, (long)getpid());
+	err = ferror(f) ? -EIO : 0;
+	if (fclose(f) && !err)
+		err = -errno;
+	return err;
+}
+
+static void remove_marker(void)
+{
+	char path[PATH_MAX];
+
+	if (!upcc_sysfs_path(path, sizeof(path), MARKER))
+		unlink(path);
+}
+
+/* Is @pid a running upcd?  Its comm says, in this pid namespace. */
+static bool upcd_running(long pid)
+{
+	char rel[64], path[PATH_MAX], comm[32];
+
+	if (pid <= 0 || (kill((pid_t)pid, 0) && errno == ESRCH))
+		return false;
+	snprintf(rel, sizeof(rel), "/proc/%ld/comm", pid);
+	return !upcc_sysfs_path(path, sizeof(path), rel) &&
+	       upcc_sysfs_read_line(path, comm, sizeof(comm)) == 0 &&
+	       strcmp(comm, "upcd") == 0;
+}
+
+enum damon_owner {
+	DAMON_FREE,		/* no kdamond */
+	DAMON_LEFTOVER,		/* one kdamond, left by an upcd that is gone */
+	DAMON_FOREIGN,		/* someone else's, or a running upcd's */
+	DAMON_ABSENT,		/* no DAMON sysfs interface */
+};
+
+/* Who has DAMON?  @why says, for DAMON_LEFTOVER and DAMON_FOREIGN. */
+static enum damon_owner damon_owner(const char *admin, char *why, size_t why_len)
+{
+	unsigned long long nr;
+	struct marker marker;
+	char boot_id[64];
+	long pid;
+
+	if (admin_read_ull(admin, "kdamonds/nr_kdamonds", &nr))
+		return DAMON_ABSENT;
+	if (nr == 0)
+		return DAMON_FREE;
+	if (read_marker(&marker)) {
+		snprintf(why, why_len, "DAMON already in use by someone else (%llu kdamond%s, "
+			 "no upcd marker): never taken over", nr, nr == 1 ? "" : "s");
+		return DAMON_FOREIGN;
+	}
+	pid = kdamond_pid(admin);
+	if (nr != 1 || !pid || pid != marker.kdamond_pid ||
+	    read_boot_id(boot_id, sizeof(boot_id)) || strcmp(boot_id, marker.boot_id)) {
+		snprintf(why, why_len, "DAMON already in use by someone else (%llu kdamond%s; "
+			 "upcd's marker names kdamond %ld of another boot or one that is gone): "
+			 "never taken over", nr, nr == 1 ? "" : "s", marker.kdamond_pid);
+		return DAMON_FOREIGN;
+	}
+	if (marker.upcd_pid == (long)getpid()) {
+		/* Another scope of ours has it: DAMON's sysfs gives a kdamond
+		 * per context, but this backend keeps to kdamond 0.
+		 */
+		snprintf(why, why_len, "DAMON already in use by another damon scope of this upcd "
+			 "(kdamond %ld): one damon scope per upcd", pid);
+		return DAMON_FOREIGN;
+	}
+	if (upcd_running(marker.upcd_pid)) {
+		snprintf(why, why_len, "DAMON already in use by the upcd of pid %ld (kdamond %ld): "
+			 "never taken over", marker.upcd_pid, pid);
+		return DAMON_FOREIGN;
+	}
+	snprintf(why, why_len, "kdamond %ld was left running by upcd %ld, which is gone",
+		 pid, marker.upcd_pid);
+	return DAMON_LEFTOVER;
 }
 
 static int damon_probe(const struct upcc_scope *scope, char *why, size_t why_len)
 {
-	char admin[PATH_MAX];
-	int err;
+	char admin[PATH_MAX], owner_why[256] = "";
+	enum damon_owner owner;
 
 	if (scope->kind == UPCC_SCOPE_PATH || scope->kind == UPCC_SCOPE_NODE) {
 		snprintf(why, why_len, "physical-address DAMOS cannot aim at a %s",
@@ -88,57 +292,71 @@ static int damon_probe(const struct upcc_scope *scope, char *why, size_t why_len
 	}
 	if (upcc_sysfs_path(admin, sizeof(admin), DAMON_ADMIN))
 		return -ENAMETOOLONG;
-	err = damon_free(admin);
-	if (err == -ENOENT) {
+	owner = damon_owner(admin, owner_why, sizeof(owner_why));
+	if (owner == DAMON_ABSENT) {
 		snprintf(why, why_len, "no DAMON sysfs interface (CONFIG_DAMON_SYSFS)");
-		return err;
+		return -ENOENT;
 	}
-	if (err == -EBUSY) {
-		snprintf(why, why_len, "DAMON already in use by someone else: never taken over");
-		return err;
+	if (owner == DAMON_FOREIGN) {
+		snprintf(why, why_len, "%s", owner_why);
+		return -EBUSY;
 	}
 	if (!upcc_kernel_at_least(6, 15)) {
 		snprintf(why, why_len, "no DAMOS filter keeps mapped pages out before 6.15 "
 			 "('unmapped' type)");
 		return -ENOTSUP;
 	}
-	snprintf(why, why_len, "DAMOS pageout of cold pages, anon and mapped filtered out");
+	snprintf(why, why_len, "a long-running DAMOS pageout of cold pages, anon, mapped "
+		 "and young filtered out%s%s", owner == DAMON_LEFTOVER ? "; to be removed: " : "",
+		 owner == DAMON_LEFTOVER ? owner_why : "");
 	return 0;
 }
 
 /*
- * One region spanning every top-level "System RAM" range of /proc/iomem.
- * damo takes the largest range only, which leaves out e.g. all RAM above
- * 4 GiB on a machine whose low range is bigger; holes in the span cost
- * nothing but sampling accuracy (damon_get_folio() skips invalid pfns).
+ * One region spanning every populated zone: from the lowest zone's first
+ * pfn to the end of the highest, out of /proc/zoneinfo ("spanned" pages
+ * from "start_pfn" on, per zone).  Not /proc/iomem's "System RAM": DAMON's
+ * own default (damon_set_region_system_rams_default(), which the sysfs
+ * interface does not even apply: a paddr target without regions monitors
+ * nothing) walks those resources, and not every architecture registers
+ * them (User-Mode Linux's iomem is empty); and iomem shows zeros without
+ * root.  Every architecture has zones, whatever its memory model, and
+ * zoneinfo is world-readable.  Holes in the span (between nodes, or the
+ * PCI hole inside a zone) cost nothing but sampling accuracy:
+ * damon_get_folio() skips pfns without an online page.
  */
-static int system_ram_span(unsigned long long *start, unsigned long long *end)
+static int zone_span(unsigned long long *start, unsigned long long *end)
 {
+	unsigned long long spanned = 0, first = 0, last = 0, pfn;
 	char path[PATH_MAX], line[256];
+	uint64_t page = upcc_page_size();
 	bool found = false;
 	FILE *f;
 
-	if (upcc_sysfs_path(path, sizeof(path), "/proc/iomem"))
+	if (upcc_sysfs_path(path, sizeof(path), "/proc/zoneinfo"))
 		return -ENAMETOOLONG;
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
 	while (fgets(line, sizeof(line), f)) {
-		unsigned long long s, e;
-
-		if (line[0] == ' ' || !strstr(line, ": System RAM"))
+		if (strncmp(line, "Node ", 5) == 0)
+			spanned = 0;	/* a new zone: its own "spanned" comes next */
+		else if (sscanf(line, " spanned %llu", &spanned) == 1)
 			continue;
-		if (sscanf(line, "%llx-%llx", &s, &e) != 2 || e < s)
-			continue;
-		if (!found || s < *start)
-			*start = s;
-		if (!found || e + 1 > *end)
-			*end = e + 1;
-		found = true;
+		else if (sscanf(line, " start_pfn: %llu", &pfn) == 1 && spanned) {
+			if (!found || pfn < first)
+				first = pfn;
+			if (!found || pfn + spanned > last)
+				last = pfn + spanned;
+			found = true;
+		}
 	}
 	fclose(f);
-	/* Without root, iomem shows zeros: no usable range. */
-	return found && *end > *start + 1 ? 0 : -ENODATA;
+	if (!found || last <= first)
+		return -ENODATA;
+	*start = first * page;
+	*end = last * page;
+	return 0;
 }
 
 static int set_memcg_path(struct damon_priv *priv, const struct upcc_scope *scope)
@@ -157,44 +375,23 @@ static int set_memcg_path(struct damon_priv *priv, const struct upcc_scope *scop
 	return 0;
 }
 
-static int damon_init(struct upcc_backend *backend, const struct upcc_scope *scope)
-{
-	struct damon_priv *priv = calloc(1, sizeof(*priv));
-	int err;
-
-	if (!priv)
-		return -ENOMEM;
-	err = upcc_sysfs_path(priv->admin, sizeof(priv->admin), DAMON_ADMIN);
-	if (!err)
-		err = system_ram_span(&priv->ram_start, &priv->ram_end);
-	if (!err && scope->kind == UPCC_SCOPE_CGROUP)
-		err = set_memcg_path(priv, scope);
-	if (err) {
-		free(priv);
-		return err;
-	}
-	backend->priv = priv;
-	return 0;
-}
-
 struct admin_step {
 	const char *rel;
 	const char *value;
 };
 
-static int write_steps(const char *admin, const struct admin_step *steps, size_t count)
+/* @optional: files newer kernels have, skipped where absent. */
+static int write_steps(const char *admin, const struct admin_step *steps, size_t count,
+		       bool optional)
 {
 	for (size_t i = 0; i < count; i++) {
 		int err = admin_write(admin, steps[i].rel, steps[i].value);
 
-		if (err)
+		if (err && !(optional && err == -ENOENT))
 			return err;
 	}
 	return 0;
 }
-
-#define CTX	"kdamonds/0/contexts/0/"
-#define SCHEME	CTX "schemes/0/"
 
 /* avail_operations lists one operations set per line. */
 static int check_paddr(const char *admin)
@@ -214,46 +411,169 @@ static int check_paddr(const char *admin)
 	return found ? 0 : -ENOTSUP;
 }
 
-static int write_scheme(const struct damon_priv *priv, uint64_t bytes)
+#define NR(steps)	(sizeof(steps) / sizeof((steps)[0]))
+
+/*
+ * The context and its one scheme, idle.  The access pattern's ranges are
+ * all written: sysfs starts every min and max at 0, and a scheme whose
+ * size range is [0, 0] matches no region.
+ */
+static int write_scheme(const struct damon_priv *priv)
 {
-	char start[32], end[32], quota[32];
+	char start[32], end[32], age[32], sample[16], aggr[16], update[16], reset[16];
 	bool cgroup = priv->memcg_path[0] != '\0';
 	const struct admin_step context[] = {
 		{ CTX "operations", "paddr" },
+		{ CTX "monitoring_attrs/intervals/sample_us", sample },
+		{ CTX "monitoring_attrs/intervals/aggr_us", aggr },
+		{ CTX "monitoring_attrs/intervals/update_us", update },
 		{ CTX "targets/nr_targets", "1" },
 		{ CTX "targets/0/regions/nr_regions", "1" },
 		{ CTX "targets/0/regions/0/start", start },
 		{ CTX "targets/0/regions/0/end", end },
 		{ CTX "schemes/nr_schemes", "1" },
 		{ SCHEME "action", "pageout" },
+		{ SCHEME "access_pattern/sz/min", "0" },
+		{ SCHEME "access_pattern/sz/max", end },
+		{ SCHEME "access_pattern/nr_accesses/min", "0" },
 		{ SCHEME "access_pattern/nr_accesses/max", "0" },
-		{ SCHEME "quotas/bytes", quota },
-		{ SCHEME "quotas/reset_interval_ms", "1000" },
-		{ SCHEME "filters/nr_filters", cgroup ? "3" : "2" },
+		{ SCHEME "access_pattern/age/min", age },
+		{ SCHEME "access_pattern/age/max", "4294967295" },
+		{ SCHEME "quotas/bytes", QUOTA_IDLE },
+		{ SCHEME "quotas/reset_interval_ms", reset },
+		/* The oldest regions first, when the quota cannot take all. */
+		{ SCHEME "quotas/weights/sz_permil", "0" },
+		{ SCHEME "quotas/weights/nr_accesses_permil", "0" },
+		{ SCHEME "quotas/weights/age_permil", "1000" },
+		{ SCHEME "filters/nr_filters", cgroup ? "4" : "3" },
 		{ SCHEME "filters/0/type", "anon" },
 		{ SCHEME "filters/0/matching", "Y" },
 		{ SCHEME "filters/0/allow", "N" },
 		{ SCHEME "filters/1/type", "unmapped" },
 		{ SCHEME "filters/1/matching", "N" },
 		{ SCHEME "filters/1/allow", "N" },
+		{ SCHEME "filters/2/type", "young" },
+		{ SCHEME "filters/2/matching", "Y" },
+		{ SCHEME "filters/2/allow", "N" },
+	};
+	/* Charge the quota only what was paged out (7.x): a region whose
+	 * pages the filters all keep costs none of it.
+	 */
+	const struct admin_step newer[] = {
+		{ SCHEME "quotas/fail_charge_num", "0" },
+		{ SCHEME "quotas/fail_charge_denom", "1" },
 	};
 	const struct admin_step memcg[] = {
-		{ SCHEME "filters/2/type", "memcg" },
-		{ SCHEME "filters/2/memcg_path", priv->memcg_path },
-		{ SCHEME "filters/2/matching", "N" },
-		{ SCHEME "filters/2/allow", "N" },
+		{ SCHEME "filters/3/type", "memcg" },
+		{ SCHEME "filters/3/memcg_path", priv->memcg_path },
+		{ SCHEME "filters/3/matching", "N" },
+		{ SCHEME "filters/3/allow", "N" },
 	};
 	int err;
 
 	snprintf(start, sizeof(start), "%llu", priv->ram_start);
 	snprintf(end, sizeof(end), "%llu", priv->ram_end);
-	snprintf(quota, sizeof(quota), "%llu", (unsigned long long)bytes);
+	/* Rounded up: a page is never cold sooner than min_age says. */
+	snprintf(age, sizeof(age), "%llu",
+		 (unsigned long long)((priv->min_age_ms * 1000 + AGGR_US - 1) / AGGR_US));
+	snprintf(sample, sizeof(sample), "%u", SAMPLE_US);
+	snprintf(aggr, sizeof(aggr), "%u", AGGR_US);
+	snprintf(update, sizeof(update), "%u", UPDATE_US);
+	snprintf(reset, sizeof(reset), "%u", QUOTA_RESET_MS);
 	err = check_paddr(priv->admin);
 	if (!err)
-		err = write_steps(priv->admin, context, sizeof(context) / sizeof(context[0]));
+		err = write_steps(priv->admin, context, NR(context), false);
+	if (!err)
+		err = write_steps(priv->admin, newer, NR(newer), true);
 	if (!err && cgroup)
-		err = write_steps(priv->admin, memcg, sizeof(memcg) / sizeof(memcg[0]));
+		err = write_steps(priv->admin, memcg, NR(memcg), false);
 	return err;
+}
+
+/* Stop kdamond 0 and remove it, if it is the only one. */
+static void stop_kdamond(const char *admin)
+{
+	unsigned long long nr;
+
+	admin_write(admin, KDAMOND "state", "off");
+	if (!admin_read_ull(admin, "kdamonds/nr_kdamonds", &nr) && nr == 1)
+		admin_write(admin, "kdamonds/nr_kdamonds", "0");
+}
+
+static int start_kdamond(struct damon_priv *priv)
+{
+	int err = admin_write(priv->admin, "kdamonds/nr_kdamonds", "1");
+
+	if (!err)
+		err = admin_write(priv->admin, KDAMOND "contexts/nr_contexts", "1");
+	if (!err)
+		err = write_scheme(priv);
+	if (!err)
+		err = admin_write(priv->admin, KDAMOND "state", "on");
+	if (!err) {
+		priv->kdamond_pid = kdamond_pid(priv->admin);
+		/* "on" returns once kdamond runs; one that stopped at once (its
+		 * context refused) shows pid -1: say so rather than wait.
+		 */
+		err = priv->kdamond_pid ? write_marker(priv->kdamond_pid) : -ESRCH;
+		if (err == -ESRCH)
+			upcc_log(LOG_WARNING, "damon: kdamond stopped as soon as it started");
+	}
+	if (err) {
+		/* Leave DAMON as we found it. */
+		stop_kdamond(priv->admin);
+		remove_marker();
+		priv->kdamond_pid = 0;
+	}
+	return err;
+}
+
+/* Claim DAMON: free, or what a killed upcd left (removed, and said so). */
+static int claim_damon(const char *admin)
+{
+	char why[256] = "";
+
+	switch (damon_owner(admin, why, sizeof(why))) {
+	case DAMON_FREE:
+		remove_marker();	/* a stale one, of a kdamond gone since */
+		return 0;
+	case DAMON_LEFTOVER:
+		upcc_log(LOG_NOTICE, "damon: %s: stopping and removing it", why);
+		stop_kdamond(admin);
+		remove_marker();
+		return 0;
+	case DAMON_FOREIGN:
+		upcc_log(LOG_WARNING, "damon: %s", why);
+		return -EBUSY;
+	case DAMON_ABSENT:
+	default:
+		return -ENOENT;
+	}
+}
+
+static int damon_init(struct upcc_backend *backend, const struct upcc_scope *scope)
+{
+	struct damon_priv *priv = calloc(1, sizeof(*priv));
+	int err;
+
+	if (!priv)
+		return -ENOMEM;
+	priv->min_age_ms = backend->damon_min_age_ms;
+	err = upcc_sysfs_path(priv->admin, sizeof(priv->admin), DAMON_ADMIN);
+	if (!err)
+		err = zone_span(&priv->ram_start, &priv->ram_end);
+	if (!err && scope->kind == UPCC_SCOPE_CGROUP)
+		err = set_memcg_path(priv, scope);
+	if (!err)
+		err = claim_damon(priv->admin);
+	if (!err)
+		err = start_kdamond(priv);
+	if (err) {
+		free(priv);
+		return err;
+	}
+	backend->priv = priv;
+	return 0;
 }
 
 static void sleep_ms(unsigned int ms)
@@ -263,42 +583,105 @@ static void sleep_ms(unsigned int ms)
 	nanosleep(&ts, NULL);
 }
 
-/* Let the scheme run until it applied @bytes or the time is up. */
-static uint64_t wait_applied(const char *admin, uint64_t bytes)
+/* The scheme's sz_applied, fresh. */
+static int read_applied(const char *admin, unsigned long long *applied)
 {
-	unsigned long long applied = 0;
-	char value[32];
+	int err = admin_write(admin, KDAMOND "state", "update_schemes_stats");
 
-	for (unsigned int waited = 0; waited < POLL_LIMIT_MS; waited += POLL_INTERVAL_MS) {
-		sleep_ms(POLL_INTERVAL_MS);
-		if (admin_write(admin, "kdamonds/0/state", "update_schemes_stats"))
-			break;
-		if (admin_read(admin, SCHEME "stats/sz_applied", value, sizeof(value)) ||
-		    sscanf(value, "%llu", &applied) != 1)
-			break;
-		if (applied >= bytes)
-			break;
-	}
-	return applied;
+	return err ? err : admin_read_ull(admin, SCHEME "stats/sz_applied", applied);
 }
 
-static int damos_once(const struct damon_priv *priv, uint64_t bytes, uint64_t *applied)
+/* A new size quota, in force from the next window (QUOTA_RESET_MS). */
+static int set_quota(const char *admin, const char *bytes)
 {
-	int err = admin_write(priv->admin, "kdamonds/nr_kdamonds", "1");
+	int err = admin_write(admin, SCHEME "quotas/bytes", bytes);
 
-	if (err)
-		return err;
-	err = admin_write(priv->admin, "kdamonds/0/contexts/nr_contexts", "1");
-	if (!err)
-		err = write_scheme(priv, bytes);
-	if (!err)
-		err = admin_write(priv->admin, "kdamonds/0/state", "on");
-	if (!err)
-		*applied = wait_applied(priv->admin, bytes);
-	/* Leave DAMON as we found it, whatever happened above. */
-	admin_write(priv->admin, "kdamonds/0/state", "off");
-	admin_write(priv->admin, "kdamonds/nr_kdamonds", "0");
+	return err ? err : admin_write(admin, KDAMOND "state", "commit");
+}
+
+/*
+ * Let the scheme page out up to @bytes: the quota is what is still
+ * missing, lowered as sz_applied grows, and back to idle at the end,
+ * whatever happened.
+ */
+static int damos_step(const struct damon_priv *priv, uint64_t bytes, uint64_t *applied)
+{
+	unsigned long long base, now = 0;
+	char quota[32];
+	int err = read_applied(priv->admin, &base);
+
+	*applied = 0;
+	for (unsigned int waited = 0; !err && waited < POLL_LIMIT_MS;
+	     waited += POLL_INTERVAL_MS) {
+		snprintf(quota, sizeof(quota), "%llu", (unsigned long long)(bytes - *applied));
+		err = set_quota(priv->admin, quota);
+		if (err)
+			break;
+		sleep_ms(POLL_INTERVAL_MS);
+		err = read_applied(priv->admin, &now);
+		if (err)
+			break;
+		*applied = now > base ? now - base : 0;
+		if (*applied >= bytes)
+			break;
+	}
+	if (set_quota(priv->admin, QUOTA_IDLE) && !err)
+		err = -EIO;
+	/* What kdamond paged out before the idle quota took hold. */
+	if (!read_applied(priv->admin, &now) && now > base)
+		*applied = now - base;
 	return err;
+}
+
+/*
+ * @pid's utime + stime (fields 14 and 15 of /proc/PID/stat, after the
+ * comm, which may hold spaces: parsed from its closing parenthesis).
+ */
+static int thread_cpu_usec(long pid, uint64_t *usec)
+{
+	char rel[64], path[PATH_MAX], line[1024], *p;
+	unsigned long long utime, stime;
+	long hz = sysconf(_SC_CLK_TCK);
+	FILE *f;
+
+	snprintf(rel, sizeof(rel), "/proc/%ld/stat", pid);
+	if (upcc_sysfs_path(path, sizeof(path), rel))
+		return -ENAMETOOLONG;
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	p = fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
+	fclose(f);
+	/* After ")": state, then fields 4..13, then utime and stime. */
+	if (!p || hz <= 0 ||
+	    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+		   &utime, &stime) != 2)
+		return -EINVAL;
+	*usec = (utime + stime) * 1000000ull / (unsigned long long)hz;
+	return 0;
+}
+
+/* What kdamond spent since the last step: it monitors between steps too. */
+static uint64_t kdamond_cpu_delta(struct damon_priv *priv)
+{
+	uint64_t now, delta;
+
+	if (thread_cpu_usec(priv->kdamond_pid, &now))
+		return 0;
+	delta = now > priv->kdamond_cpu_usec ? now - priv->kdamond_cpu_usec : 0;
+	priv->kdamond_cpu_usec = now;
+	return delta;
+}
+
+/* Is kdamond 0 still the one we started? */
+static int still_ours(const struct damon_priv *priv)
+{
+	unsigned long long nr;
+
+	if (admin_read_ull(priv->admin, "kdamonds/nr_kdamonds", &nr) || nr != 1 ||
+	    kdamond_pid(priv->admin) != priv->kdamond_pid)
+		return -EBUSY;
+	return 0;
 }
 
 static int damon_reclaim(struct upcc_backend *backend, const struct upcc_scope *scope,
@@ -310,15 +693,17 @@ static int damon_reclaim(struct upcc_backend *backend, const struct upcc_scope *
 	int err;
 
 	(void)scope;
-	(void)round;	/* nothing of a step outlives it */
+	(void)round;	/* the scheme carries what DAMON learnt, not the round */
 	if (!upcc_reclaim_begin(backend, nr_pages, result, &start_usec))
 		return 0;
-	if (!priv)
-		return -EINVAL;	/* init was not called */
-	/* Someone may have started DAMON since we probed: still never take over. */
-	err = damon_free(priv->admin);
+	if (!priv || !priv->kdamond_pid)
+		return -EINVAL;	/* init was not called, or failed */
+	/* Someone stopped or replaced our kdamond: never act on theirs. */
+	err = still_ours(priv);
 	if (!err)
-		err = damos_once(priv, nr_pages * page, &applied);
+		err = damos_step(priv, nr_pages * page, &applied);
+	if (!err)
+		result->kernel_cpu_usec = kdamond_cpu_delta(priv);
 	result->reclaimed_pages = applied / page;
 	result->scanned_items = 1;
 	return upcc_reclaim_end(result, start_usec, err);
@@ -326,7 +711,13 @@ static int damon_reclaim(struct upcc_backend *backend, const struct upcc_scope *
 
 static void damon_fini(struct upcc_backend *backend)
 {
-	free(backend->priv);
+	struct damon_priv *priv = backend->priv;
+
+	if (priv && priv->kdamond_pid && !still_ours(priv)) {
+		stop_kdamond(priv->admin);
+		remove_marker();
+	}
+	free(priv);
 	backend->priv = NULL;
 }
 

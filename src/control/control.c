@@ -15,6 +15,7 @@ static void account(struct upcc_scope_counters *counters, const struct upcc_acti
 	counters->actions_total++;
 	counters->reclaimed_pages_total += result->reclaimed_pages;
 	counters->action_usec_total += result->elapsed_usec;
+	counters->kernel_cpu_usec_total += result->kernel_cpu_usec;
 	if (result->error)
 		counters->action_errors_total++;
 }

@@ -52,6 +52,7 @@ void upcc_run_setup(struct upcc_scope_run *run, const struct upcc_config *config
 	memset(backend, 0, sizeof(*backend));
 	backend->dry_run = dry_run;
 	backend->allow_dropcache = config->allow_dropcache;
+	backend->damon_min_age_ms = config->damon_min_age_ms;
 	err = upcc_backend_select(backend, run->backend_name, &run->scope);
 	if (!err && !dry_run && backend->ops->init) {
 		err = backend->ops->init(backend, &run->scope);

@@ -23,6 +23,7 @@ struct upcc_scope_counters {
 	uint64_t action_errors_total;
 	uint64_t action_usec_total;	/* wall time spent acting */
 	uint64_t refused_steps_total;	/* steps the backend declined (result.refused) */
+	uint64_t kernel_cpu_usec_total;	/* the backend's kernel thread (kdamond) */
 	uint64_t ticks_total;		/* sampling ticks: cheap samples taken */
 	uint64_t rounds_total;		/* control rounds (each refreshes the scope) */
 	uint64_t tick_rounds_total;	/* of those, started by a tick above the trigger */

@@ -35,14 +35,15 @@ static const char *const scope_key_names[NR_SCOPE_KEYS] = {
 
 enum daemon_key {
 	KEY_D_INTERVAL, KEY_D_BACKEND, KEY_D_ALLOW_DROPCACHE, KEY_D_METRICS,
-	KEY_D_STATE, KEY_D_TICK, KEY_D_COMPACT, KEY_D_DRY_RUN, NR_DAEMON_KEYS,
+	KEY_D_STATE, KEY_D_TICK, KEY_D_COMPACT, KEY_D_DRY_RUN, KEY_D_DAMON_MIN_AGE,
+	NR_DAEMON_KEYS,
 };
 
 static const char *const daemon_key_names[NR_DAEMON_KEYS] = {
 	[KEY_D_INTERVAL] = "interval", [KEY_D_BACKEND] = "backend",
 	[KEY_D_ALLOW_DROPCACHE] = "allow_dropcache", [KEY_D_METRICS] = "metrics",
 	[KEY_D_STATE] = "state", [KEY_D_TICK] = "tick", [KEY_D_COMPACT] = "compact",
-	[KEY_D_DRY_RUN] = "dry_run",
+	[KEY_D_DRY_RUN] = "dry_run", [KEY_D_DAMON_MIN_AGE] = "damon_min_age",
 };
 
 /* Where the parser is: which section, what it has seen there. */
@@ -118,6 +119,7 @@ void upcc_config_init(struct upcc_config *config)
 	snprintf(config->backend_name, sizeof(config->backend_name), "auto");
 	config->interval_ms = UPCC_DEFAULT_INTERVAL_MS;
 	config->tick_ms = UPCC_DEFAULT_TICK_MS;
+	config->damon_min_age_ms = UPCC_DEFAULT_DAMON_MIN_AGE_MS;
 	config->compact = true;
 	snprintf(config->state_path, sizeof(config->state_path), "%s", UPCC_DEFAULT_STATE_PATH);
 }
@@ -550,6 +552,14 @@ static int daemon_key_value(struct parse_state *state, int key, const char *valu
 		if (upcc_parse_interval_ms(value, &config->tick_ms))
 			return fail(state, state->line_no,
 				    "tick \"%s\": expected 10ms..24h (100ms, 1s)", value);
+		return 0;
+	case KEY_D_DAMON_MIN_AGE:
+		/* 0 is allowed: cold as soon as DAMON saw no access. */
+		if (strcmp(value, "0") == 0)
+			config->damon_min_age_ms = 0;
+		else if (upcc_parse_interval_ms(value, &config->damon_min_age_ms))
+			return fail(state, state->line_no,
+				    "damon_min_age \"%s\": expected 0 or 10ms..24h (5s, 2m)", value);
 		return 0;
 	case KEY_D_BACKEND:
 		if (!upcc_backend_name_valid(value))

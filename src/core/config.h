@@ -34,6 +34,14 @@
 #define UPCC_DEFAULT_STATE_PATH		"/run/upcc/state.json"
 #define UPCC_DEFAULT_INTERVAL_MS	1000u
 #define UPCC_DEFAULT_TICK_MS		100u	/* the sampling tick (control.h) */
+/*
+ * The damon backend's min_age: a region DAMON saw unused for 5 s is cold.
+ * Long enough that a set read every few seconds stays; short enough that
+ * a stream's pages, never read again, go 5 s after their read (the bound
+ * under a stream is about 5 s of it).  DAMON_RECLAIM's 120 s is for anon
+ * memory and swap, whose refault costs a disk read of its own.
+ */
+#define UPCC_DEFAULT_DAMON_MIN_AGE_MS	5000u
 #define UPCC_MAX_SCOPES			64
 #define UPCC_BACKEND_NAME_LEN		16
 /* For messages: every name `backend =` takes. */
@@ -51,6 +59,7 @@ struct upcc_config {
 	char backend_name[UPCC_BACKEND_NAME_LEN];
 	uint64_t interval_ms;
 	uint64_t tick_ms;			/* the sampling tick (upcc_control_tick) */
+	uint64_t damon_min_age_ms;		/* the damon backend's min_age */
 	bool allow_dropcache;
 	bool compact;				/* may compact for free page reporting */
 	bool dry_run;				/* the file's, or --dry-run: act on nothing */

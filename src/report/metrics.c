@@ -39,6 +39,7 @@ SCOPE_FIELD(actions, run->state.counters.actions_total)
 SCOPE_FIELD(errors, run->state.counters.action_errors_total)
 SCOPE_FIELD(action_usec, run->state.counters.action_usec_total)
 SCOPE_FIELD(refused, run->state.counters.refused_steps_total)
+SCOPE_FIELD(kernel_cpu, run->state.counters.kernel_cpu_usec_total)
 SCOPE_FIELD(effective_target, run->state.effective_target_pages ?
 			      run->state.effective_target_pages : run->state.policy.target_pages)
 SCOPE_FIELD(working_set, run->state.last.hot_pages)
@@ -65,6 +66,7 @@ static const struct metric metrics[] = {
 	{ "upcc_action_errors_total", COUNTER, "Backend reclaim calls that failed.", errors, false, false },
 	{ "upcc_refused_steps_total", COUNTER, "Steps the backend declined (e.g. memcg with dirty pages in scope).", refused, false, false },
 	{ "upcc_action_seconds_total", COUNTER, "Wall time spent in backend reclaim calls.", action_usec, false, true },
+	{ "upcc_backend_kernel_cpu_seconds_total", COUNTER, "CPU the backend's kernel thread spent (damon: kdamond), counted at each step.", kernel_cpu, false, true },
 	{ "upcc_ticks_total", COUNTER, "Cheap samples taken by the sampling tick.", ticks, false, false },
 	{ "upcc_rounds_total", COUNTER, "Control rounds (each refreshes the scope).", rounds, false, false },
 	{ "upcc_tick_rounds_total", COUNTER, "Rounds started by a tick above the trigger.", tick_rounds, false, false },

@@ -5,6 +5,7 @@
  */
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -85,6 +86,11 @@ int upcd_check(struct upcd *upcd)
 		} else {
 			printf("scope %s: backend %s (%s)\n", scope->name, run->backend.ops->name,
 			       run->backend.why);
+			/* The one backend setting: said where it applies. */
+			if (strcmp(run->backend.ops->name, "damon") == 0)
+				printf("scope %s: damon: cold after %llu ms unused (damon_min_age)\n",
+				       scope->name,
+				       (unsigned long long)upcd->config.damon_min_age_ms);
 		}
 		err = upcc_measure(scope, &sample);
 		if (err) {

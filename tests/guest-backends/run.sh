@@ -31,18 +31,22 @@ for f in "$kernel" "$static/upcd" "$static/upcc" \
 done
 
 # The data disk: 8 x 16M fill files (128M: over five times the 24M trigger,
-# yet cacheable whole in 256M) and an 8M file that maphold keeps mapped.
+# yet cacheable whole in 256M), an 8M file that maphold keeps mapped, and
+# a 4M hot set (4 x 1M under hot/) that the damon case re-reads, and a
+# 24M one (3 x 8M under big/), bigger than its 16M target.
 # Made once and kept: its content never changes and the guest mounts it
 # read-write only to add the small dirty file.
 image=$work/data.img
 stamp=$work/data.stamp
-layout="fill=16Mx8 hot.map=8M v1"
+layout="fill=16Mx8 hot.map=8M hot=1Mx4 big=8Mx3 v3"
 if [ ! -f "$image" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$layout" ]; then
 	rm -rf "$work/stage" "$image"
 	mkdir -p "$work/stage"
 	"$repo/build/bench/workload" mkfiles "$work/stage/fill" 16M 8 > /dev/null
 	"$repo/build/bench/workload" mkfiles "$work/stage/map" 8M 1 > /dev/null
 	mv "$work/stage/map/f000000" "$work/stage/hot.map"
+	"$repo/build/bench/workload" mkfiles "$work/stage/hot" 1M 4 > /dev/null
+	"$repo/build/bench/workload" mkfiles "$work/stage/big" 8M 3 > /dev/null
 	rmdir "$work/stage/map"
 	truncate -s 192M "$image"
 	mkfs.ext4 -q -F -d "$work/stage" "$image"

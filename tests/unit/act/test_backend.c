@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <cmocka.h>
 
 #include "act/backend.h"
@@ -62,26 +63,52 @@ static void fake_damon_tree(const char *nr_kdamonds)
 {
 	static const char *const files[] = {
 		K0 "state", K0 "contexts/nr_contexts", C0 "operations",
+		C0 "monitoring_attrs/intervals/sample_us", C0 "monitoring_attrs/intervals/aggr_us",
+		C0 "monitoring_attrs/intervals/update_us",
 		C0 "targets/nr_targets", C0 "targets/0/regions/nr_regions",
 		C0 "targets/0/regions/0/start", C0 "targets/0/regions/0/end",
-		C0 "schemes/nr_schemes", S0 "action", S0 "access_pattern/nr_accesses/max",
-		S0 "quotas/bytes", S0 "quotas/reset_interval_ms", S0 "filters/nr_filters",
+		C0 "schemes/nr_schemes", S0 "action", S0 "access_pattern/sz/min",
+		S0 "access_pattern/sz/max", S0 "access_pattern/nr_accesses/min",
+		S0 "access_pattern/nr_accesses/max", S0 "access_pattern/age/min",
+		S0 "access_pattern/age/max",
+		S0 "quotas/bytes", S0 "quotas/reset_interval_ms", S0 "quotas/weights/sz_permil",
+		S0 "quotas/weights/nr_accesses_permil", S0 "quotas/weights/age_permil",
+		S0 "filters/nr_filters",
 		S0 "filters/0/type", S0 "filters/0/matching", S0 "filters/0/allow",
 		S0 "filters/1/type", S0 "filters/1/matching", S0 "filters/1/allow",
-		S0 "filters/2/type", S0 "filters/2/memcg_path", S0 "filters/2/matching",
-		S0 "filters/2/allow",
+		S0 "filters/2/type", S0 "filters/2/matching", S0 "filters/2/allow",
+		S0 "filters/3/type", S0 "filters/3/memcg_path", S0 "filters/3/matching",
+		S0 "filters/3/allow",
 	};
+	char path[PATH_MAX * 2];
 
+	/* No marker of an earlier run: each case says whose DAMON it is. */
+	snprintf(path, sizeof(path), "%s/run/upcc/damon-kdamond", root);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/run", root);
+	assert_int_equal(ua_mkdir_p(path), 0);	/* as on any system: /run is there */
+	fake("/proc/sys/kernel/random/boot_id", "b00710d0-0000-4000-8000-000000000001\n");
+	fake(K0 "pid", "4242\n");
+	/* kdamond's utime 150 and stime 50 clock ticks; its comm has a space. */
+	fake("/proc/4242/stat", "4242 (kdamond.0 x) S 2 0 0 0 -1 2129984 0 0 0 0 150 50 0 0 "
+				"20 0 1 0 100 0 0\n");
 	fake(ADMIN "kdamonds/nr_kdamonds", nr_kdamonds);
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
 		fake(files[i], "");
 	fake(C0 "avail_operations", "vaddr\nfvaddr\npaddr\n");
 	fake(S0 "stats/sz_applied", "409600\n");
-	fake("/proc/iomem", "00000000-00000fff : Reserved\n"
-			    "00001000-0009fbff : System RAM\n"
-			    "00100000-bffdffff : System RAM\n"
-			    "  01000000-01ffffff : Kernel code\n"
-			    "100000000-13fffffff : System RAM\n");
+	/* Four zones, one empty (no start_pfn): 0x1000 up to 0x140000000 on
+	 * 4 KiB pages, spanning a hole between DMA32 and Normal.
+	 */
+	fake("/proc/zoneinfo", "Node 0, zone      DMA\n  pages free     3968\n"
+			       "        spanned  4095\n        present  3998\n"
+			       "  start_pfn:           1\n"
+			       "Node 0, zone    DMA32\n        spanned  520192\n"
+			       "  start_pfn:           4096\n"
+			       "Node 0, zone   Normal\n        spanned  262144\n"
+			       "  start_pfn:           1048576\n"
+			       "Node 0, zone  Movable\n  pages free     0\n"
+			       "        spanned  0\n        present  0\n");
 }
 
 /*
@@ -356,50 +383,109 @@ static unsigned int count_lines(const char *text, const char *line)
 	return n;
 }
 
+/*
+ * sz_applied grows by @bytes 150 ms from now, as a kdamond paging out
+ * would: a child writes it, so the backend's poll sees it move.
+ */
+static pid_t fake_pageout_later(unsigned long long from, unsigned long long bytes)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char text[32];
+
+		usleep(150 * 1000);
+		snprintf(text, sizeof(text), "%llu\n", from + bytes);
+		fake(S0 "stats/sz_applied", text);
+		_exit(0);
+	}
+	return pid;
+}
+
+static void reap(pid_t pid)
+{
+	int status;
+
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+}
+
+/*
+ * One kdamond for the backend's life: started at init with the scheme
+ * idle, a step raises the quota and lowers it again, fini removes it.
+ */
 static void test_damon_sequence(void **state)
 {
 	struct upcc_backend backend = { 0 };
 	struct upcc_scope scope = scope_of(UPCC_SCOPE_SYSTEM, NULL);
 	struct upcc_action_result result;
 	long page = sysconf(_SC_PAGESIZE);
+	const char *log, *step;
 	char line[128];
-	const char *log;
+	pid_t child;
 
 	(void)state;
 	fake_damon_tree("0\n");
 	upcc_hooks.kernel_release = "6.15.2";
 	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), 0);
 	assert_ptr_equal(backend.ops, &upcc_backend_damon);
+	backend.damon_min_age_ms = 5000;
 	assert_int_equal(backend.ops->init(&backend, &scope), 0);
-	assert_int_equal(backend.ops->reclaim(&backend, &scope, 0, 409600 / (uint64_t)page,
-					      &result), 0);
-	assert_int_equal(result.reclaimed_pages, 409600 / page);
 	log = slurp(log_path, false);
 	assert_non_null(log);
-	/* Starts by creating its own kdamond, ends by removing it. */
+	/* Starts by creating its own kdamond, with the scheme idle. */
 	assert_int_equal(strncmp(log, ADMIN "kdamonds/nr_kdamonds 1\n", strlen(ADMIN) + 23), 0);
-	assert_non_null(strstr(log, K0 "state off\n" ADMIN "kdamonds/nr_kdamonds 0\n"));
 	assert_int_equal(count_lines(log, C0 "operations paddr"), 1);
 	assert_int_equal(count_lines(log, S0 "action pageout"), 1);
 	assert_int_equal(count_lines(log, S0 "filters/0/type anon"), 1);
 	assert_int_equal(count_lines(log, S0 "filters/1/type unmapped"), 1);
 	assert_int_equal(count_lines(log, S0 "filters/1/matching N"), 1);
 	assert_int_equal(count_lines(log, S0 "filters/1/allow N"), 1);
-	assert_int_equal(count_lines(log, S0 "filters/nr_filters 2"), 1);
-	snprintf(line, sizeof(line), S0 "quotas/bytes %d", 409600);
-	assert_int_equal(count_lines(log, line), 1);
-	/* All System RAM: 0x1000 up to 0x13fffffff, end exclusive. */
+	assert_int_equal(count_lines(log, S0 "filters/2/type young"), 1);
+	assert_int_equal(count_lines(log, S0 "filters/nr_filters 3"), 1);
+	/* 5 s of 100 ms aggregation intervals; sysfs's [0, 0] ranges opened. */
+	assert_int_equal(count_lines(log, S0 "access_pattern/age/min 50"), 1);
+	assert_int_equal(count_lines(log, S0 "access_pattern/nr_accesses/max 0"), 1);
+	assert_int_equal(count_lines(log, S0 "access_pattern/sz/max 5368709120"), 1);
+	assert_int_equal(count_lines(log, S0 "quotas/bytes 1"), 1);
+	/* Every zone: pfn 1 up to pfn 0x140000, end exclusive. */
 	assert_int_equal(count_lines(log, C0 "targets/0/regions/0/start 4096"), 1);
 	assert_int_equal(count_lines(log, C0 "targets/0/regions/0/end 5368709120"), 1);
-	assert_true(strstr(log, K0 "state on\n") < strstr(log, K0 "state off\n"));
+	assert_non_null(strstr(log, K0 "state on\n"));
+	assert_null(strstr(log, K0 "state off\n"));
+	/* The marker names this boot, the kdamond and this process. */
+	snprintf(line, sizeof(line), "b00710d0-0000-4000-8000-000000000001 4242 %ld\n",
+		 (long)getpid());
+	assert_string_equal(slurp("/run/upcc/damon-kdamond", true), line);
+
+	unlink(log_path);
+	fake(S0 "stats/sz_applied", "1000000\n");
+	child = fake_pageout_later(1000000, 409600);
+	assert_int_equal(backend.ops->reclaim(&backend, &scope, 0, 409600 / (uint64_t)page,
+					      &result), 0);
+	reap(child);
+	assert_int_equal(result.reclaimed_pages, 409600 / page);
+	/* kdamond's CPU, counted as the step's; the next step counts anew. */
+	assert_int_equal(result.kernel_cpu_usec, 200 * 1000000ull / sysconf(_SC_CLK_TCK));
+	log = slurp(log_path, false);
+	/* The step: its quota, committed, then idle again; no new kdamond. */
+	step = strstr(log, S0 "quotas/bytes 409600\n" K0 "state commit\n");
+	assert_non_null(step);
+	assert_non_null(strstr(step, S0 "quotas/bytes 1\n" K0 "state commit\n"));
+	assert_int_equal(count_lines(log, ADMIN "kdamonds/nr_kdamonds 1"), 0);
+	assert_null(strstr(log, K0 "state off\n"));
+
+	unlink(log_path);
 	backend.ops->fini(&backend);
+	log = slurp(log_path, false);
+	assert_non_null(strstr(log, K0 "state off\n" ADMIN "kdamonds/nr_kdamonds 0\n"));
+	assert_null(slurp("/run/upcc/damon-kdamond", true));
 }
 
 static void test_damon_cgroup_filter(void **state)
 {
 	struct upcc_backend backend = { 0 };
 	struct upcc_scope scope = scope_of(UPCC_SCOPE_CGROUP, "/sys/fs/cgroup/work/a");
-	struct upcc_action_result result;
 	const char *log;
 
 	(void)state;
@@ -407,16 +493,17 @@ static void test_damon_cgroup_filter(void **state)
 	upcc_hooks.kernel_release = "6.16.0";
 	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), 0);
 	assert_int_equal(backend.ops->init(&backend, &scope), 0);
-	assert_int_equal(backend.ops->reclaim(&backend, &scope, 0, 100, &result), 0);
 	log = slurp(log_path, false);
-	assert_int_equal(count_lines(log, S0 "filters/nr_filters 3"), 1);
-	assert_int_equal(count_lines(log, S0 "filters/2/type memcg"), 1);
-	assert_int_equal(count_lines(log, S0 "filters/2/memcg_path /work/a"), 1);
+	assert_int_equal(count_lines(log, S0 "filters/nr_filters 4"), 1);
+	assert_int_equal(count_lines(log, S0 "filters/3/type memcg"), 1);
+	assert_int_equal(count_lines(log, S0 "filters/3/memcg_path /work/a"), 1);
+	/* damon_min_age 0: cold as soon as DAMON saw no access. */
+	assert_int_equal(count_lines(log, S0 "access_pattern/age/min 0"), 1);
 	backend.ops->fini(&backend);
 }
 
 /* DAMON in use by someone else: refused at probe and at reclaim time, and
- * not one write is made.
+ * not one write is made to their kdamond.
  */
 static void test_damon_never_takes_over(void **state)
 {
@@ -429,19 +516,94 @@ static void test_damon_never_takes_over(void **state)
 	fake_damon_tree("1\n");
 	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), -EBUSY);
 	assert_non_null(strstr(backend.why, "in use"));
-	/* Free at probe time, taken before the reclaim: still hands off. */
+	assert_non_null(strstr(backend.why, "no upcd marker"));
+	/* Free at probe time: ours.  Then replaced under us: hands off. */
 	fake_damon_tree("0\n");
 	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), 0);
 	assert_int_equal(backend.ops->init(&backend, &scope), 0);
-	fake(ADMIN "kdamonds/nr_kdamonds", "1\n");
+	fake(K0 "pid", "999\n");
+	unlink(log_path);
 	assert_int_equal(backend.ops->reclaim(&backend, &scope, 0, 100, &result), -EBUSY);
-	assert_null(slurp(log_path, false));
-	assert_string_equal(slurp(ADMIN "kdamonds/nr_kdamonds", true), "1\n");
 	backend.ops->fini(&backend);
+	assert_null(slurp(log_path, false));
+	assert_string_equal(slurp(ADMIN "kdamonds/nr_kdamonds", true), "1");
 	/* Old kernel: no filter keeps mapped pages out. */
 	fake_damon_tree("0\n");
 	upcc_hooks.kernel_release = "6.12.118";
 	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), -ENOTSUP);
+}
+
+/*
+ * What a SIGKILLed upcd leaves: its kdamond on, its marker.  Provably
+ * ours (this boot, that kdamond's pid, that upcd gone): removed, and a
+ * new one started.  Any doubt (another boot, another pid, that upcd still
+ * running): refused, untouched.
+ */
+static void test_damon_leftover(void **state)
+{
+	struct upcc_backend backend = { 0 };
+	struct upcc_scope scope = scope_of(UPCC_SCOPE_SYSTEM, NULL);
+	char marker[128], comm[64];
+	const char *log;
+	pid_t gone;
+
+	(void)state;
+	upcc_hooks.kernel_release = "7.3.4";
+	gone = fork();
+	assert_true(gone >= 0);
+	if (gone == 0)
+		_exit(0);
+	reap(gone);
+
+	/* That upcd is still running (its comm says upcd): not a leftover.
+	 * Our parent stands in for it: a live pid.
+	 */
+	fake_damon_tree("1\n");
+	snprintf(marker, sizeof(marker), "b00710d0-0000-4000-8000-000000000001 4242 %ld\n",
+		 (long)getppid());
+	fake("/run/upcc/damon-kdamond", marker);
+	snprintf(comm, sizeof(comm), "/proc/%ld/comm", (long)getppid());
+	fake(comm, "upcd\n");
+	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), -EBUSY);
+	assert_non_null(strstr(backend.why, "upcd of pid"));
+	fake(comm, "make\n");	/* any other program of that pid: gone */
+	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), 0);
+	/* This very upcd: another of its scopes has DAMON. */
+	snprintf(marker, sizeof(marker), "b00710d0-0000-4000-8000-000000000001 4242 %ld\n",
+		 (long)getpid());
+	fake("/run/upcc/damon-kdamond", marker);
+	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), -EBUSY);
+	assert_non_null(strstr(backend.why, "another damon scope of this upcd"));
+
+	/* Another boot's marker, or another kdamond: refused. */
+	snprintf(marker, sizeof(marker), "b00710d0-0000-4000-8000-000000000002 4242 %ld\n",
+		 (long)gone);
+	fake("/run/upcc/damon-kdamond", marker);
+	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), -EBUSY);
+	snprintf(marker, sizeof(marker), "b00710d0-0000-4000-8000-000000000001 4243 %ld\n",
+		 (long)gone);
+	fake("/run/upcc/damon-kdamond", marker);
+	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), -EBUSY);
+	assert_null(slurp(log_path, false));
+
+	/* Provably ours: stopped, removed, and a new one set up. */
+	snprintf(marker, sizeof(marker), "b00710d0-0000-4000-8000-000000000001 4242 %ld\n",
+		 (long)gone);
+	fake("/run/upcc/damon-kdamond", marker);
+	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), 0);
+	assert_non_null(strstr(backend.why, "to be removed: kdamond 4242 was left running by upcd"));
+	assert_int_equal(backend.ops->init(&backend, &scope), 0);
+	log = slurp(log_path, false);
+	{
+		static const char removed[] = K0 "state off\n" ADMIN "kdamonds/nr_kdamonds 0\n"
+					      ADMIN "kdamonds/nr_kdamonds 1\n";
+
+		assert_int_equal(strncmp(log, removed, strlen(removed)), 0);
+	}
+	snprintf(marker, sizeof(marker), "b00710d0-0000-4000-8000-000000000001 4242 %ld\n",
+		 (long)getpid());
+	assert_string_equal(slurp("/run/upcc/damon-kdamond", true), marker);
+	backend.ops->fini(&backend);
 }
 
 static void test_kernel_at_least(void **state)
@@ -788,6 +950,7 @@ int main(void)
 		cmocka_unit_test_setup(test_damon_sequence, per_test),
 		cmocka_unit_test_setup(test_damon_cgroup_filter, per_test),
 		cmocka_unit_test_setup(test_damon_never_takes_over, per_test),
+		cmocka_unit_test_setup(test_damon_leftover, per_test),
 		cmocka_unit_test_setup(test_kernel_at_least, per_test),
 		cmocka_unit_test_setup(test_fadvise_real, per_test),
 		cmocka_unit_test_setup(test_fadvise_sample_path, per_test),

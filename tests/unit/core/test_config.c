@@ -53,6 +53,7 @@ static void test_empty_gives_default_scope(void **state)
 	assert_string_equal(config.backend_name, "auto");
 	assert_true(config.interval_ms == 1000);
 	assert_true(config.tick_ms == 100);	/* the sampling tick's default */
+	assert_true(config.damon_min_age_ms == 5000);	/* docs/man/upcd.conf.5 */
 	assert_false(config.allow_dropcache);
 	assert_true(config.compact);	/* today's: still only under a reporting balloon */
 	assert_false(config.dry_run);	/* today's: the daemon acts */
@@ -154,6 +155,23 @@ static void test_section_errors(void **state)
 		     "bad scope name");
 	expect_error("[scope a]\ntype = system\n[scope a]\ntype = system\n", 3,
 		     "scope \"a\" defined twice");
+}
+
+/* damon_min_age: 0 (cold at once) or an interval; nothing else. */
+static void test_damon_min_age(void **state)
+{
+	struct upcc_config config;
+
+	(void)state;
+	parse_ok("damon_min_age = 0\n", &config);
+	assert_true(config.damon_min_age_ms == 0);
+	upcc_config_free(&config);
+	parse_ok("damon_min_age = 2m\n", &config);
+	assert_true(config.damon_min_age_ms == 120000);
+	upcc_config_free(&config);
+	expect_error("interval = 1s\ndamon_min_age = soon\n", 2, "damon_min_age \"soon\"");
+	expect_error("damon_min_age = -1\n", 1, "damon_min_age \"-1\"");
+	expect_error("damon_min_age = 5s\ndamon_min_age = 6s\n", 2, "damon_min_age");
 }
 
 static void test_too_many_scopes(void **state)
@@ -658,6 +676,7 @@ int main(void)
 		cmocka_unit_test(test_empty_gives_default_scope),
 		cmocka_unit_test(test_full_file),
 		cmocka_unit_test(test_section_errors),
+		cmocka_unit_test(test_damon_min_age),
 		cmocka_unit_test(test_too_many_scopes),
 		cmocka_unit_test(test_scope_consistency_errors),
 		cmocka_unit_test(test_line_errors),

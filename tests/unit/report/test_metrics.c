@@ -28,6 +28,7 @@ static void make_runs(struct upcc_scope_run runs[2])
 	runs[0].state.counters.actions_total = 3;
 	runs[0].state.counters.action_errors_total = 1;
 	runs[0].state.counters.action_usec_total = 2500000;
+	runs[0].state.counters.kernel_cpu_usec_total = 1500000;
 	runs[0].state.measured_unix_usec = 1700000000250000ull;
 	runs[0].backend.ops = &named_ops;
 	runs[0].backend_ready = true;
@@ -82,6 +83,7 @@ static void test_format(void **state)
 	expect_line(text, "upcc_actions_total{scope=\"system\"} 3");
 	expect_line(text, "upcc_action_errors_total{scope=\"system\"} 1");
 	expect_line(text, "upcc_action_seconds_total{scope=\"system\"} 2.500000");
+	expect_line(text, "upcc_backend_kernel_cpu_seconds_total{scope=\"system\"} 1.500000");
 	expect_line(text, "upcc_backend_info{scope=\"system\",backend=\"fadvise\"} 1");
 	expect_line(text, "upcc_backend_info{scope=\"a\\\"b\\\\c\",backend=\"none\"} 1");
 	expect_line(text, "upcc_unmapped_bytes{scope=\"a\\\"b\\\\c\"} 7.5557863725914323e+22");
