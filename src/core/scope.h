@@ -52,6 +52,10 @@ struct upcc_scope_config {
 	unsigned int trigger_ratio;	/* the N of "Nx"; default 16 */
 	unsigned int step_shift;	/* default 3: ask for excess >> 3 */
 	struct upcc_amount max_step;	/* cap per step; value 0 = none */
+	/* The working set's raise above the target at most (wset.h). */
+	struct upcc_amount wset_cap;	/* default: 4 x target */
+	bool wset_cap_is_ratio;		/* given as "Nx" of target */
+	unsigned int wset_cap_ratio;	/* the N of "Nx"; default 4, 0 = no raise */
 };
 
 /*

@@ -124,9 +124,11 @@ static void note_drop(struct upcc_inventory *inv, struct upcc_inventory_entry *e
 
 	if (e->drop_scan == inv->scan && watch > e->drop_watch_pages)
 		watch = e->drop_watch_pages;
+	struct upcc_wset_now now = upcc_inventory_wset_now(inv);
+
 	if (watch && upcc_residency_range(fd, st, 0, watch, &left))
 		watch = 0;
-	e->drop_usec = upcc_monotonic_usec();
+	upcc_wset_drop_start(&e->drop, &now);
 	e->drop_watch_pages = watch;
 	e->drop_pages = watch ? dropped : 0;
 	e->drop_left_pages = left;
@@ -143,6 +145,7 @@ static int evict_ranges(struct upcc_inventory *inv, struct upcc_inventory_entry 
 	struct upcc_ranges *ranges = upcc_ranges_resize(entry->ranges,
 							upcc_residency_file_pages(st));
 	struct upcc_residency res;
+	struct upcc_wset_now now;
 	uint64_t dropped;
 	int err;
 
@@ -152,12 +155,15 @@ static int evict_ranges(struct upcc_inventory *inv, struct upcc_inventory_entry 
 	err = upcc_evict_begin(fd, st, &inv->mapped, &res, result);
 	if (err <= 0)
 		return err;
-	err = upcc_ranges_evict(ranges, fd, st, limit_pages, upcc_monotonic_usec(), &dropped);
+	upcc_inv_count_inflow(inv, entry, res.cached_pages);
+	now = upcc_inventory_wset_now(inv);
+	err = upcc_ranges_evict(ranges, fd, st, limit_pages, &now, &dropped);
 	if (!err && dropped)
 		err = upcc_residency_fd(fd, st, &res);
 	if (err)
 		return err;
 	result->after_pages = entry->cached_pages = res.cached_pages;
+	upcc_inv_count_inflow(inv, entry, res.cached_pages);
 	return 0;
 }
 
@@ -213,6 +219,11 @@ int upcc_inventory_evict(struct upcc_inventory *inv, struct upcc_inventory_entry
 	if (!err && result->before_pages == entry->drop_after_pages)
 		run_start = end_page;
 	watch = refault_watch_end(end_page, run_start, file_pages);
+	/* What came in since the last measure, then what the drop took. */
+	if (!err) {
+		upcc_inv_count_inflow(inv, entry, result->before_pages);
+		upcc_inv_count_inflow(inv, entry, result->after_pages);
+	}
 	if (!err && result->before_pages > result->after_pages) {
 		note_drop(inv, entry, fd, &st, watch, result->before_pages - result->after_pages);
 		entry->drop_after_pages = result->after_pages;

@@ -25,6 +25,13 @@
  */
 uint32_t upcc_inv_index(const struct upcc_inventory *inv, dev_t dev, ino_t ino);
 
+/* The scope's inflow (core/wset.h) counts what @e gained: it holds @cached
+ * pages now.  Every measure of a file counts it: the refresh's, the tick's,
+ * the eviction's.
+ */
+void upcc_inv_count_inflow(struct upcc_inventory *inv, struct upcc_inventory_entry *e,
+			   uint64_t cached);
+
 /* The refresh records each file it measured in the table. */
 int upcc_inv_note_entry(struct upcc_inventory *inv, dev_t dev, ino_t ino, const char *path,
 			const struct upcc_residency *res, int64_t atime_sec, bool mapped,

@@ -94,6 +94,10 @@ int upcc_inventory_tick_sample(struct upcc_inventory *inv, struct upcc_sample *s
 		if (fd < 0)
 			continue;	/* gone: the next refresh forgets it */
 		if (!upcc_residency_fd(fd, &st, &res)) {
+			/* The tick sees a stream between refreshes: its
+			 * growth is the scope's inflow (core/wset.h).
+			 */
+			upcc_inv_count_inflow(inv, e, res.cached_pages);
 			upcc_residency_add(&totals.sum, &res, e->mapped);
 			totals.hot_pages += upcc_inv_entry_hot_pages(e, res.cached_pages, now);
 		}

@@ -20,6 +20,15 @@
 #include "sys/measure.h"
 #include "lib/pace.h"
 
+/* The judge's now (core/wset.h): the test's clock, no inflow, no hold. */
+static const struct upcc_wset_now *at(uint64_t usec)
+{
+	static struct upcc_wset_now now;
+
+	now = (struct upcc_wset_now){ .usec = usec, .inflow_pages = 0, .hold_pages = UINT64_MAX };
+	return &now;
+}
+
 static char tree[PATH_MAX];
 
 static int setup(void **state)
@@ -165,10 +174,10 @@ static void test_refault_protects(void **state)
 	stream->drop_watch_pages = 4096;
 	stream->drop_pages = 4096;
 	hot->drop_scan = stream->drop_scan = 1;
-	hot->drop_usec = stream->drop_usec = now;
+	hot->drop.usec = stream->drop.usec = now;
 	inv.scan = 2;
-	assert_true(upcc_inventory_note_refault(&inv, hot, 128, now + 1000));
-	assert_false(upcc_inventory_note_refault(&inv, stream, 0, now + 1000));
+	assert_true(upcc_inventory_note_refault(&inv, hot, 128, at(now + 1000)));
+	assert_false(upcc_inventory_note_refault(&inv, stream, 0, at(now + 1000)));
 	assert_true(inv.last.refaulted_pages == 128);
 	assert_true(inv.last.hot_in_use);
 	assert_true(upcc_inventory_entry_hot(hot, now + 1000));
@@ -183,7 +192,7 @@ static void test_refault_protects(void **state)
 	assert_string_equal(order[0]->path, "/stream");
 	/* A few pages back of a big drop (a read in progress) are not a re-read. */
 	inv.scan = UPCC_INVENTORY_DROP_WATCH_SCANS + 1;
-	assert_false(upcc_inventory_note_refault(&inv, stream, 256, now + 2000));
+	assert_false(upcc_inventory_note_refault(&inv, stream, 256, at(now + 2000)));
 	assert_true(stream->drop_watch_pages == 0);	/* watched long enough */
 	upcc_inventory_fini(&inv);
 }
@@ -213,11 +222,11 @@ static void test_came_back_is_a_quarter(void **state)
 	e = &inv.entries[0];
 	e->drop_watch_pages = e->drop_pages = 256;
 	e->drop_scan = 1;
-	e->drop_usec = now;
+	e->drop.usec = now;
 	inv.scan = 2;
-	assert_false(upcc_inventory_note_refault(&inv, e, 63, now + 1000));
+	assert_false(upcc_inventory_note_refault(&inv, e, 63, at(now + 1000)));
 	assert_true(e->drop_watch_pages != 0);
-	assert_true(upcc_inventory_note_refault(&inv, e, 64, now + 2000));
+	assert_true(upcc_inventory_note_refault(&inv, e, 64, at(now + 2000)));
 	assert_true(e->hot_until_usec == now + 2000 + UPCC_WSET_HOT_USEC);
 	assert_true(e->drop_watch_pages == 0);
 	upcc_inventory_fini(&inv);
