@@ -39,6 +39,8 @@ struct upcc_sample {
 	/* Working set (wset.h), where the backend measures it (fadvise). */
 	uint64_t hot_pages;		/* cached pages of files protected: they refaulted */
 	uint64_t refaulted_pages;	/* dropped pages that came back since the last sample */
+	uint64_t hot_items;		/* the files and ranges hot_pages is of */
+	uint64_t unheld_pages;		/* working set past what the scope may hold */
 	bool hot_in_use;		/* a protected file refaulted or was read again */
 	bool unchanged;			/* tick sample: nothing opened, read or grown since
 					 * the last refresh (a refresh would find the same) */

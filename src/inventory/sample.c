@@ -25,6 +25,8 @@ static void sample_from_totals(const struct upcc_inventory_totals *totals,
 	upcc_measure_from_sum(&totals->sum, &totals->walk, total_pages, sample);
 	sample->hot_pages = totals->hot_pages;
 	sample->refaulted_pages = totals->refaulted_pages;
+	sample->hot_items = totals->hot_items;
+	sample->unheld_pages = totals->unheld_pages;
 	sample->hot_in_use = totals->hot_in_use;
 }
 
@@ -105,6 +107,9 @@ int upcc_inventory_tick_sample(struct upcc_inventory *inv, struct upcc_sample *s
 		upcc_inv_note_own_open(inv);
 	}
 	totals.hot_in_use = upcc_inv_hot_in_use(inv, now);
+	/* What is held is chosen by the refresh (refresh.c): its count stands. */
+	totals.hot_items = inv->last.hot_items;
+	totals.unheld_pages = inv->last.unheld_pages;
 	/* MemTotal as the last refresh read it: no /proc read per tick. */
 	sample_from_totals(&totals, sample, inv->total_pages);
 	sample->unchanged = watched && !active && inv->fan.events == inv->events_at_refresh &&
