@@ -278,6 +278,12 @@ static int fadvise_sample(struct upcc_backend *backend, const struct upcc_scope 
 	 */
 	if (refreshed_recently(state, round)) {
 		err = upcc_inventory_tick_sample(&state->inv, sample);
+		/* Too dear a tick (a large tree without fanotify): the
+		 * refresh's totals, less what was dropped since, rather
+		 * than a walk of the whole tree per step.
+		 */
+		if (err == -EOPNOTSUPP)
+			err = upcc_inventory_sample(&state->inv, sample);
 		state->refreshed_by_sample = !err;
 		return err;
 	}

@@ -136,6 +136,20 @@ static void note_drop(struct upcc_inventory *inv, struct upcc_inventory_entry *e
 }
 
 /*
+ * The refresh's totals less what a drop took: what a refresh that does
+ * not walk (a paced one, inventory.h) reports is the last walk's, so what
+ * upcd dropped since must not be counted again.
+ */
+static void take_from_totals(struct upcc_inventory *inv, const struct upcc_evict_result *result)
+{
+	uint64_t took = result->before_pages > result->after_pages ?
+			result->before_pages - result->after_pages : 0;
+	struct upcc_residency_sum *sum = &inv->last.sum;
+
+	sum->cached_pages = sum->cached_pages > took ? sum->cached_pages - took : 0;
+}
+
+/*
  * A hot large file loses only its ranges that may go (ranges.h), under the
  * rules every eviction keeps (evict.h), until @limit_pages are gone.
  */
@@ -164,6 +178,7 @@ static int evict_ranges(struct upcc_inventory *inv, struct upcc_inventory_entry 
 		return err;
 	result->after_pages = entry->cached_pages = res.cached_pages;
 	upcc_inv_count_inflow(inv, entry, res.cached_pages);
+	take_from_totals(inv, result);
 	return 0;
 }
 
@@ -229,7 +244,9 @@ int upcc_inventory_evict(struct upcc_inventory *inv, struct upcc_inventory_entry
 		entry->drop_after_pages = result->after_pages;
 	}
 	close(fd);
-	if (!err)
+	if (!err) {
 		entry->cached_pages = result->after_pages;
+		take_from_totals(inv, result);
+	}
 	return err;
 }

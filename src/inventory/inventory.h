@@ -120,6 +120,22 @@ struct upcc_inventory_totals {
  */
 #define UPCC_INVENTORY_REWALK_EVERY	64u
 
+/* Without fanotify (a path scope whose root is not a mount point) every
+ * refresh would walk the whole tree: 1 s of CPU a refresh at 200 000
+ * files.  Such walks are paced by what they cost: the next one waits
+ * until the last one's CPU time is at most 1/UPCC_INVENTORY_WALK_PACE of
+ * the time since it began (1%), and UPCC_INVENTORY_WALK_GAP_MAX_USEC at
+ * most.  A refresh in between does not walk: its totals are the last
+ * walk's less what upcd dropped since, and what was read in since is seen
+ * at the next walk.
+ */
+#define UPCC_INVENTORY_WALK_PACE	100u
+#define UPCC_INVENTORY_WALK_GAP_MAX_USEC (5ull * 60 * 1000 * 1000)
+/* A walk cheaper than this is not paced: at the default 1 s interval it
+ * costs 1% of a core at most, and a small tree is seen at every refresh.
+ */
+#define UPCC_INVENTORY_WALK_PACE_MIN_USEC (10ull * 1000)
+
 /* Without fanotify the tick measures every file of the table: it does
  * so only for a table this small (and then keeps uncached files in it).
  */
@@ -201,6 +217,11 @@ struct upcc_inventory {
 	 */
 	uint64_t inflow_pages;
 	uint64_t wset_hold_pages;
+	/* Walks without fanotify, paced (UPCC_INVENTORY_WALK_PACE). */
+	uint64_t walk_started_usec;	/* monotonic, when the last walk began */
+	uint64_t walk_cpu_usec;		/* the CPU time its refresh took */
+	uint64_t walks_paced;		/* refreshes that did not walk for it */
+	bool paced;			/* the last refresh was one */
 };
 
 /* 0 or -errno.  @capacity 0 = default.  Tries fanotify learning unless

@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -425,13 +426,50 @@ static void hold_working_set(struct upcc_inventory *inv)
 	}
 }
 
+/* This thread's CPU time: what a walk costs, whoever else runs. */
+static uint64_t thread_cpu_usec(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/*
+ * A path scope without fanotify walks its tree at every refresh: is it too
+ * soon for the next walk (UPCC_INVENTORY_WALK_PACE)?  The first walk, and
+ * a root that came back, are never paced.
+ */
+static bool walk_paced(const struct upcc_inventory *inv, uint64_t now_usec)
+{
+	uint64_t gap;
+
+	if (inv->fan.fd >= 0 || inv->from_mounts || !inv->walks || inv->root_back ||
+	    inv->walk_cpu_usec < UPCC_INVENTORY_WALK_PACE_MIN_USEC)
+		return false;
+	gap = inv->walk_cpu_usec * UPCC_INVENTORY_WALK_PACE;
+	if (gap > UPCC_INVENTORY_WALK_GAP_MAX_USEC)
+		gap = UPCC_INVENTORY_WALK_GAP_MAX_USEC;
+	return now_usec - inv->walk_started_usec < gap;
+}
+
 int upcc_inventory_refresh(struct upcc_inventory *inv)
 {
 	struct upcc_fanotify *fan = &inv->fan;
-	uint64_t start_usec;
+	uint64_t start_usec, start_cpu;
 	int err;
 
 	start_usec = upcc_monotonic_usec();
+	inv->paced = walk_paced(inv, start_usec);
+	if (inv->paced) {
+		/* The last walk's totals stand (drops since taken off them). */
+		inv->walks_paced++;
+		inv->scan++;
+		inv->last.elapsed_usec = 0;
+		return 0;
+	}
+	start_cpu = thread_cpu_usec();
 	memset(&inv->last, 0, sizeof(inv->last));
 	inv->roots_changed[0] = '\0';
 	/* Reading every process's maps is the refresh's dearest part: at
@@ -465,6 +503,8 @@ int upcc_inventory_refresh(struct upcc_inventory *inv)
 		if (err)
 			goto interrupted;
 		fan->need_walk = false;
+		inv->walk_started_usec = start_usec;
+		inv->walk_cpu_usec = 0;		/* set below, the refresh's whole */
 	} else {
 		/* Mounts fanotify could not mark are still walked every time. */
 		err = inv->from_mounts ? walk_refresh(inv, false) : 0;
@@ -478,6 +518,8 @@ int upcc_inventory_refresh(struct upcc_inventory *inv)
 	inv->events_at_refresh = fan->events;
 	inv->last.hot_in_use = upcc_inv_hot_in_use(inv, upcc_monotonic_usec());
 	inv->last.elapsed_usec = upcc_monotonic_usec() - start_usec;
+	if (inv->walk_started_usec == start_usec)
+		inv->walk_cpu_usec = thread_cpu_usec() - start_cpu;
 	return 0;
 interrupted:
 	/* Half a refresh forgets nothing: the next one walks the whole tree. */

@@ -982,6 +982,70 @@ static void test_long_path_measured_and_dropped(void **state)
 	ua_rm_rf(sub);
 }
 
+static uint64_t pace_now;
+
+static uint64_t pace_clock(void)
+{
+	return pace_now;
+}
+
+/*
+ * Issue 30 / hostile test M2: without fanotify (the root not a mount
+ * point), a tree whose walk costs a second of CPU was walked at every
+ * refresh, a core forever.  Walks are paced by their cost: the next waits
+ * until the last took at most 1/UPCC_INVENTORY_WALK_PACE of the time since
+ * it began.  A refresh in between does not walk; its totals are the last
+ * walk's less what upcd dropped since.  (The walk's cost is set by the
+ * test: a real one costly enough would make the test slow.)
+ */
+static void test_unmarked_walks_paced(void **state)
+{
+	struct upcc_inventory inv;
+	struct upcc_inventory_entry *order[4];
+	struct upcc_evict_result result;
+	struct upcc_sample sample;
+	char file[PATH_MAX + 96];
+
+	(void)state;
+	need_cachestat();
+	snprintf(file, sizeof(file), "%s/f", make_sub("paced"));
+	assert_int_equal(ua_cached_file(file, 64, 1), 0);
+	pace_now = 1000ull * 1000 * 1000;
+	upcc_hooks.monotonic_usec = pace_clock;
+	assert_int_equal(upcc_inventory_init(&inv, sub, false, 0), 0);
+	assert_true(inv.fan.fd < 0);
+	assert_int_equal(upcc_inventory_refresh(&inv), 0);
+	assert_int_equal(inv.walks, 1);
+	assert_int_equal(inv.last.sum.cached_pages, 64);
+	/* A cheap walk is never paced. */
+	pace_now += 1000;
+	assert_int_equal(upcc_inventory_refresh(&inv), 0);
+	assert_int_equal(inv.walks, 2);
+	assert_false(inv.paced);
+	/* A dear one (1 s of CPU) is walked again 100 s on, not before. */
+	inv.walk_cpu_usec = 1000ull * 1000;
+	pace_now += 1000ull * 1000;
+	assert_int_equal(upcc_inventory_refresh(&inv), 0);
+	assert_true(inv.paced);
+	assert_int_equal(inv.walks, 2);
+	assert_int_equal(inv.walks_paced, 1);
+	assert_int_equal(inv.last.sum.cached_pages, 64);
+	/* What upcd drops in between comes off the totals the sample reports. */
+	assert_int_equal(upcc_inventory_coldest(&inv, order, 4), 1);
+	assert_int_equal(upcc_inventory_evict(&inv, order[0], 0, &result), 0);
+	assert_int_equal(upcc_inventory_sample(&inv, &sample), 0);
+	assert_int_equal(sample.file_lru_pages, 0);
+	pace_now += 98ull * 1000 * 1000;
+	assert_int_equal(upcc_inventory_refresh(&inv), 0);
+	assert_true(inv.paced);
+	pace_now += 1000ull * 1000;
+	assert_int_equal(upcc_inventory_refresh(&inv), 0);
+	assert_false(inv.paced);
+	assert_int_equal(inv.walks, 3);
+	upcc_hooks.monotonic_usec = NULL;
+	upcc_inventory_fini(&inv);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1005,6 +1069,7 @@ int main(void)
 		cmocka_unit_test(test_tick_measures_only_what_can_grow),
 		cmocka_unit_test(test_refresh_skips_unchanged),
 		cmocka_unit_test(test_long_path_measured_and_dropped),
+		cmocka_unit_test(test_unmarked_walks_paced),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
