@@ -172,11 +172,14 @@ static int evict_ranges(struct upcc_inventory *inv, struct upcc_inventory_entry 
 	upcc_inv_count_inflow(inv, entry, res.cached_pages);
 	now = upcc_inventory_wset_now(inv);
 	err = upcc_ranges_evict(ranges, fd, st, limit_pages, &now, &dropped);
-	if (!err && dropped)
-		err = upcc_residency_fd(fd, st, &res);
 	if (err)
 		return err;
-	result->after_pages = entry->cached_pages = res.cached_pages;
+	/* What the ranges' own measures say is gone, not a measure of the
+	 * whole file again (it costs what the ranges' look did): a page read
+	 * in meanwhile is the next measure's to see.
+	 */
+	result->after_pages = entry->cached_pages =
+		res.cached_pages > dropped ? res.cached_pages - dropped : 0;
 	upcc_inv_count_inflow(inv, entry, res.cached_pages);
 	take_from_totals(inv, result);
 	return 0;

@@ -64,7 +64,9 @@ struct upcc_inventory_entry {
 	uint32_t opened_scan;		/* a fanotify open event named it then */
 	struct upcc_wset_drop drop;	/* when it was dropped, by both clocks */
 	uint64_t wset_distance;		/* its refault distance, when it proved hot */
-	uint64_t inflow_seen_pages;	/* its cache as the scope's inflow last counted it */
+	uint64_t inflow_seen_pages;	/* its cache as last measured (refresh, tick or drop):
+					 * what the inflow last counted */
+	uint64_t tick_next_usec;	/* the tick measures it again from then on */
 	bool active;			/* grew at the last refresh, or an event since:
 					 * the tick measures it again */
 	/* A large file in use is judged range by range (ranges.h): its
@@ -135,6 +137,14 @@ struct upcc_inventory_totals {
  * costs 1% of a core at most, and a small tree is seen at every refresh.
  */
 #define UPCC_INVENTORY_WALK_PACE_MIN_USEC (10ull * 1000)
+
+/* A measure costs in proportion to the file's cache (cachestat walks its
+ * pages), and the tick runs ten times a second: a file the tick measured
+ * is measured by it again only this long per MiB it holds later (a
+ * stream's 8 MiB window at every 100 ms tick, a database's 256 MiB of
+ * relation file about once a second, as the refresh does anyway).
+ */
+#define UPCC_INVENTORY_TICK_USEC_PER_MIB	4000u
 
 /* Without fanotify the tick measures every file of the table: it does
  * so only for a table this small (and then keeps uncached files in it).

@@ -7,6 +7,7 @@
 #include "inventory.h"
 #include "internal.h"
 #include "lib/clock.h"
+#include "core/size.h"
 #include "sys/measure.h"
 
 #include <errno.h>
@@ -40,6 +41,12 @@ static bool tick_still_full(const struct upcc_inventory_entry *e)
 {
 	return e->file_pages && e->cached_pages >= e->file_pages &&
 	       upcc_inv_same_size_as_measured(e);
+}
+
+/* When the tick may measure a file of @cached pages again (inventory.h). */
+static uint64_t tick_remeasure_usec(uint64_t cached_pages)
+{
+	return cached_pages * upcc_page_size() / (1u << 20) * UPCC_INVENTORY_TICK_USEC_PER_MIB;
 }
 
 int upcc_inventory_tick_sample(struct upcc_inventory *inv, struct upcc_sample *sample)
@@ -81,9 +88,9 @@ int upcc_inventory_tick_sample(struct upcc_inventory *inv, struct upcc_sample *s
 		struct upcc_residency res;
 		int fd;
 
-		if (watched && (!e->active || tick_still_full(e))) {
+		if ((watched && (!e->active || tick_still_full(e))) || now < e->tick_next_usec) {
 			active += e->active;
-			res.cached_pages = e->cached_pages;
+			res.cached_pages = e->inflow_seen_pages;
 			res.dirty_pages = res.writeback_pages = 0;
 			upcc_residency_add(&totals.sum, &res, e->mapped);
 			totals.hot_pages += upcc_inv_entry_hot_pages(e, e->cached_pages, now);
@@ -100,6 +107,7 @@ int upcc_inventory_tick_sample(struct upcc_inventory *inv, struct upcc_sample *s
 			 * growth is the scope's inflow (core/wset.h).
 			 */
 			upcc_inv_count_inflow(inv, e, res.cached_pages);
+			e->tick_next_usec = now + tick_remeasure_usec(res.cached_pages);
 			upcc_residency_add(&totals.sum, &res, e->mapped);
 			totals.hot_pages += upcc_inv_entry_hot_pages(e, res.cached_pages, now);
 		}

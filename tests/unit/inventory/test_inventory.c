@@ -834,6 +834,69 @@ static void test_tick_measures_only_what_can_grow(void **state)
 	upcc_inventory_fini(&inv);
 }
 
+/* The fake clock of the pacing tests. */
+static uint64_t pace_now;
+
+static uint64_t pace_clock(void)
+{
+	return pace_now;
+}
+
+/* A file's cache as fake_half_cached says: half its pages, or all of them. */
+static bool fake_whole;
+
+static int fake_half_cached(int fd, uint64_t off, uint64_t len, struct upcc_cachestat *cs)
+{
+	int err = fake_all_cached(fd, off, len, cs);
+
+	if (!err && !fake_whole)
+		cs->nr_cache /= 2;
+	return err;
+}
+
+/*
+ * Issue 30, cost: a measure costs in proportion to the file's cache, and
+ * the tick runs ten times a second: a file the tick measured is measured
+ * by it again only UPCC_INVENTORY_TICK_USEC_PER_MIB per MiB it holds
+ * later, and counted meanwhile as that measure found it.
+ */
+static void test_tick_paced_by_cache(void **state)
+{
+	char big[PATH_MAX + 96];
+	const char *dir = make_sub("tickpace");
+	struct upcc_inventory inv;
+	struct upcc_sample sample;
+	int pipe_fds[2];
+
+	(void)state;
+	snprintf(big, sizeof(big), "%s/big", dir);
+	assert_int_equal(ua_cached_file(big, 2048, 1), 0);	/* 8 MiB */
+	init_watched(&inv, dir, pipe_fds);
+	inv.scan = 1;
+	note_file(&inv, big, 1);
+	pace_now = 5000ull * 1000 * 1000;
+	upcc_hooks.monotonic_usec = pace_clock;
+	upcc_hooks.cachestat = fake_half_cached;
+	fake_whole = false;
+	fake_cachestat_calls = 0;
+	assert_int_equal(upcc_inventory_tick_sample(&inv, &sample), 0);
+	assert_int_equal(fake_cachestat_calls, 1);
+	assert_int_equal(sample.file_lru_pages, 1024);		/* 4 MiB: 16 ms */
+	fake_whole = true;
+	pace_now += 10 * 1000;
+	assert_int_equal(upcc_inventory_tick_sample(&inv, &sample), 0);
+	assert_int_equal(fake_cachestat_calls, 1);		/* not yet */
+	assert_int_equal(sample.file_lru_pages, 1024);
+	pace_now += 6 * 1000;
+	assert_int_equal(upcc_inventory_tick_sample(&inv, &sample), 0);
+	assert_int_equal(fake_cachestat_calls, 2);
+	assert_int_equal(sample.file_lru_pages, 2048);
+	upcc_hooks.cachestat = NULL;
+	upcc_hooks.monotonic_usec = NULL;
+	close(pipe_fds[1]);
+	upcc_inventory_fini(&inv);
+}
+
 /*
  * Issue 32: a path scope whose root was a mount point and is one no more
  * was unmounted (nothing of the inventory's keeps it mounted): its refresh
@@ -982,13 +1045,6 @@ static void test_long_path_measured_and_dropped(void **state)
 	ua_rm_rf(sub);
 }
 
-static uint64_t pace_now;
-
-static uint64_t pace_clock(void)
-{
-	return pace_now;
-}
-
 /*
  * Issue 30 / hostile test M2: without fanotify (the root not a mount
  * point), a tree whose walk costs a second of CPU was walked at every
@@ -1070,6 +1126,7 @@ int main(void)
 		cmocka_unit_test(test_refresh_skips_unchanged),
 		cmocka_unit_test(test_long_path_measured_and_dropped),
 		cmocka_unit_test(test_unmarked_walks_paced),
+		cmocka_unit_test(test_tick_paced_by_cache),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
