@@ -69,6 +69,9 @@ int upcc_inv_follow_path_root(struct upcc_inventory *inv);
 uint64_t upcc_inv_entry_hot_pages(const struct upcc_inventory_entry *e, uint64_t cached,
 				  uint64_t now_usec);
 
+/* How many pieces (a file, or each hot range of a large one) of it @e is. */
+uint64_t upcc_inv_entry_hot_items(const struct upcc_inventory_entry *e, uint64_t now_usec);
+
 /* Whether the working set is in use, told by the refresh and by the tick. */
 bool upcc_inv_hot_in_use(const struct upcc_inventory *inv, uint64_t now_usec);
 

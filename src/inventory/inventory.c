@@ -532,6 +532,19 @@ uint64_t upcc_inv_entry_hot_pages(const struct upcc_inventory_entry *e, uint64_t
 	return hot < cached ? hot : cached;
 }
 
+uint64_t upcc_inv_entry_hot_items(const struct upcc_inventory_entry *e, uint64_t now_usec)
+{
+	uint64_t n = 0;
+
+	if (!upcc_inventory_entry_hot(e, now_usec))
+		return 0;
+	if (!upcc_ranges_apply(e->file_pages))
+		return 1;
+	for (uint64_t i = 0; e->ranges && i < e->ranges->nr; i++)
+		n += e->ranges->range[i].hot_until_usec > now_usec && e->ranges->range[i].cached;
+	return n;
+}
+
 /* Was @e named by an open event at most UPCC_INVENTORY_OPENED_KEEP_SCANS
  * refreshes ago?
  */

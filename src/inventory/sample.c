@@ -94,6 +94,7 @@ int upcc_inventory_tick_sample(struct upcc_inventory *inv, struct upcc_sample *s
 			res.dirty_pages = res.writeback_pages = 0;
 			upcc_residency_add(&totals.sum, &res, e->mapped);
 			totals.hot_pages += upcc_inv_entry_hot_pages(e, e->cached_pages, now);
+			totals.hot_items += upcc_inv_entry_hot_items(e, now);
 			continue;
 		}
 		active++;
@@ -110,13 +111,13 @@ int upcc_inventory_tick_sample(struct upcc_inventory *inv, struct upcc_sample *s
 			e->tick_next_usec = now + tick_remeasure_usec(res.cached_pages);
 			upcc_residency_add(&totals.sum, &res, e->mapped);
 			totals.hot_pages += upcc_inv_entry_hot_pages(e, res.cached_pages, now);
+			totals.hot_items += upcc_inv_entry_hot_items(e, now);
 		}
 		close(fd);
 		upcc_inv_note_own_open(inv);
 	}
 	totals.hot_in_use = upcc_inv_hot_in_use(inv, now);
-	/* What is held is chosen by the refresh (refresh.c): its count stands. */
-	totals.hot_items = inv->last.hot_items;
+	/* What is held is chosen by the refresh (refresh.c). */
 	totals.unheld_pages = inv->last.unheld_pages;
 	/* MemTotal as the last refresh read it: no /proc read per tick. */
 	sample_from_totals(&totals, sample, inv->total_pages);

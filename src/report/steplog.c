@@ -313,6 +313,7 @@ void upcd_log_round(const struct upcd_round_log *log, const struct upcc_scope_ru
 	struct upcd_scope_log *slog = log->scope;
 	uint64_t page = log->page_size, now;
 	char more[160], end[384];
+	bool raised = state->effective_target_pages > state->policy.target_pages;
 	int level = LOG_INFO;
 	const char *tail;
 
@@ -378,7 +379,7 @@ void upcd_log_round(const struct upcd_round_log *log, const struct upcc_scope_ru
 		}
 	}
 	/* An idle last step measured what the round left: "16Mi -> 1.0Mi". */
-	upcc_log(level, "scope %s: %s reclaimed %s in %u step%s, %.1f ms (asked for %s): %s; unmapped %s%s%s%s, target %s%s",
+	upcc_log(level, "scope %s: %s reclaimed %s in %u step%s, %.1f ms (asked for %s): %s; unmapped %s%s%s%s, target %s%s%s%s",
 		 scope->name, backend ? backend : "none", UPCD_SIZE(report->reclaimed_pages, page),
 		 log->acted, log->acted == 1 ? "" : "s",
 		 (double)report->elapsed_usec / 1000.0, UPCD_SIZE(log->asked, page),
@@ -387,7 +388,9 @@ void upcd_log_round(const struct upcd_round_log *log, const struct upcc_scope_ru
 		 UPCD_SIZE(log->unmapped, page),
 		 report->last.outcome == UPCC_STEP_IDLE ? " -> " : "",
 		 report->last.outcome == UPCC_STEP_IDLE ? UPCD_SIZE(report->last.unmapped_before, page) : "",
-		 UPCD_SIZE(state->policy.target_pages, page), tail);
+		 UPCD_SIZE(state->policy.target_pages, page),
+		 raised ? ", effective " : "",
+		 raised ? UPCD_SIZE(state->effective_target_pages, page) : "", tail);
 }
 
 void upcd_round_log_begin(struct upcd_round_log *log, struct upcd_scope_log *scope_log)

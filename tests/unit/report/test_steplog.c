@@ -206,6 +206,7 @@ static void test_round_says_why(void **state)
 	text = capture_end();
 	if (!strstr(text, "at the target raised by the working set: 6.0Mi held as working set in 3 files/ranges (cap 8.0Mi)") ||
 	    !strstr(text, "nothing more came off: 6.0Mi held as working set in 3 files/ranges (cap 8.0Mi), 1.0Mi dirty or under writeback") ||
+	    !strstr(text, "target 2.0Mi, effective 6.0Mi") ||
 	    !strstr(text, "nothing more came off: no working set held, 1.0Mi dirty or under writeback"))
 		fail_msg("a round that does not say why:\n%s", text);
 	free(text);
