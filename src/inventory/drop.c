@@ -52,18 +52,20 @@ static uint64_t readahead_pages(void)
 
 /*
  * Where a file still being read is dropped up to.  A stream (its cache
- * one run, ending short of the file's end: a reader going through it)
- * keeps a window of twice the readahead at its reader, whatever the file's
- * size: half of what it read, as any other reader keeps, would hold
- * 50 GiB of a 100 GiB image being backed up.  Another reader (random, or
- * one whose cache reached the end) keeps the upper half of its cache,
- * where its read in progress and the readahead it had not consumed are.
+ * one run ending where the reader is, short of the file's end or at it:
+ * a reader going through it, or one that just got to its end) keeps a
+ * window of twice the readahead at its reader, whatever the file's size:
+ * half of what it read, as any other reader keeps, would hold 50 GiB of a
+ * 100 GiB image being backed up, and half of every file a backup just
+ * finished.  Another reader (random: its cache in pieces) keeps the upper
+ * half of its cache, where its read in progress and the readahead it had
+ * not consumed are.
  */
-static uint64_t reader_keep_end(uint64_t end_page, uint64_t run_start, bool short_of_eof)
+static uint64_t reader_keep_end(uint64_t end_page, uint64_t run_start)
 {
 	uint64_t window = 2 * readahead_pages();
 
-	if (short_of_eof && end_page - run_start > window)
+	if (end_page - run_start > window)
 		return end_page - window;
 	return behind_reader_end(end_page);
 }
@@ -213,8 +215,10 @@ int upcc_inventory_evict(struct upcc_inventory *inv, struct upcc_inventory_entry
 		end_page = 0;
 	file_pages = upcc_residency_file_pages(&st);
 	short_of_eof = end_page && end_page < file_pages;
-	if (short_of_eof && upcc_residency_run_start(fd, &st, end_page, &run_start))
-		run_start = 0;
+	/* A reader that got to the end is looked for as one on its way. */
+	if ((short_of_eof || (entry->active && end_page)) &&
+	    upcc_residency_run_start(fd, &st, end_page, &run_start))
+		run_start = short_of_eof ? 0 : end_page;
 	/* A file growing (a reader going through it) loses what is behind
 	 * its reader, not the readahead ahead of it, and only once it holds
 	 * twice that much: a drop near its reader would come back and make a
@@ -226,7 +230,7 @@ int upcc_inventory_evict(struct upcc_inventory *inv, struct upcc_inventory_entry
 		err = upcc_evict_fd_head(fd, &st, &inv->mapped, limit_pages, 0, result);
 	else if (entry->active)
 		err = upcc_evict_fd_head(fd, &st, &inv->mapped, limit_pages,
-					 reader_keep_end(end_page, run_start, short_of_eof), result);
+					 reader_keep_end(end_page, run_start), result);
 	else if (short_of_eof)
 		err = upcc_evict_fd_head(fd, &st, &inv->mapped, limit_pages, end_page, result);
 	else

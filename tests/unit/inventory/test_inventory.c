@@ -460,6 +460,44 @@ static void test_evict_reader_in_file(void **state)
 	upcc_inventory_fini(&inv);
 }
 
+/*
+ * Issue 30: a stream that just got to the end of a file (its cache one run
+ * to the end, grown at the last refresh) kept the upper half of it, as a
+ * random reader does: a backup of 64 MiB files held 32 MiB of each it had
+ * just finished.  It keeps the stream's window, twice the readahead.
+ */
+static void test_evict_stream_at_end(void **state)
+{
+	char path[PATH_MAX + 16];
+	struct upcc_inventory inv;
+	struct upcc_inventory_entry *order[4];
+	struct upcc_evict_result result;
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t window = 2 * UPCC_INVENTORY_READAHEAD_BYTES / (uint64_t)page;
+	int fd;
+
+	(void)state;
+	need_cachestat();
+	snprintf(path, sizeof(path), "%s/stream", make_sub("streamend"));
+	assert_int_equal(ua_cached_file(path, 6144, 1), 0);	/* 24 MiB */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(posix_fadvise(fd, 1024 * page, 0, POSIX_FADV_DONTNEED), 0);
+	assert_int_equal(upcc_inventory_init(&inv, sub, false, 0), 0);
+	assert_int_equal(upcc_inventory_refresh(&inv), 0);
+	for (long p = 1024; p < 6144; p++)	/* the stream reads on, to the end */
+		assert_true(pread(fd, &(char){ 0 }, 1, p * page) == 1);
+	close(fd);
+	assert_int_equal(upcc_inventory_refresh(&inv), 0);
+	assert_int_equal(upcc_inventory_coldest(&inv, order, 4), 1);
+	assert_true(order[0]->active);
+	assert_int_equal(upcc_inventory_evict(&inv, order[0], 0, &result), 0);
+	assert_int_equal(result.before_pages, 6144);
+	assert_true(result.after_pages <= window);
+	assert_true(cached_pages_of_range(path, 6144 - window, window) >= window - 64);
+	upcc_inventory_fini(&inv);
+}
+
 /* An entry whose path now names another file is not touched. */
 static void test_evict_replaced_file(void **state)
 {
@@ -1127,6 +1165,7 @@ int main(void)
 		cmocka_unit_test(test_long_path_measured_and_dropped),
 		cmocka_unit_test(test_unmarked_walks_paced),
 		cmocka_unit_test(test_tick_paced_by_cache),
+		cmocka_unit_test(test_evict_stream_at_end),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
