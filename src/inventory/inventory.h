@@ -123,15 +123,16 @@ struct upcc_inventory_totals {
 #define UPCC_INVENTORY_REWALK_EVERY	64u
 
 /* Without fanotify (a path scope whose root is not a mount point) every
- * refresh would walk the whole tree: 1 s of CPU a refresh at 200 000
+ * refresh would walk the whole tree: 1-2 s of CPU a refresh at 200 000
  * files.  Such walks are paced by what they cost: the next one waits
  * until the last one's CPU time is at most 1/UPCC_INVENTORY_WALK_PACE of
- * the time since it began (1%), and UPCC_INVENTORY_WALK_GAP_MAX_USEC at
- * most.  A refresh in between does not walk: its totals are the last
+ * the time since it began (0.5%, so that with the rounds between walks
+ * an idle scope stays under 1% of a core), and
+ * UPCC_INVENTORY_WALK_GAP_MAX_USEC at most.  A refresh in between does not walk: its totals are the last
  * walk's less what upcd dropped since, and what was read in since is seen
  * at the next walk.
  */
-#define UPCC_INVENTORY_WALK_PACE	100u
+#define UPCC_INVENTORY_WALK_PACE	200u
 #define UPCC_INVENTORY_WALK_GAP_MAX_USEC (5ull * 60 * 1000 * 1000)
 /* A walk cheaper than this is not paced: at the default 1 s interval it
  * costs 1% of a core at most, and a small tree is seen at every refresh.

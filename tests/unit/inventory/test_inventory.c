@@ -1116,7 +1116,7 @@ static void test_unmarked_walks_paced(void **state)
 	assert_int_equal(upcc_inventory_refresh(&inv), 0);
 	assert_int_equal(inv.walks, 2);
 	assert_false(inv.paced);
-	/* A dear one (1 s of CPU) is walked again 100 s on, not before. */
+	/* A dear one (1 s of CPU) is walked again 200 s on, not before. */
 	inv.walk_cpu_usec = 1000ull * 1000;
 	pace_now += 1000ull * 1000;
 	assert_int_equal(upcc_inventory_refresh(&inv), 0);
@@ -1129,7 +1129,7 @@ static void test_unmarked_walks_paced(void **state)
 	assert_int_equal(upcc_inventory_evict(&inv, order[0], 0, &result), 0);
 	assert_int_equal(upcc_inventory_sample(&inv, &sample), 0);
 	assert_int_equal(sample.file_lru_pages, 0);
-	pace_now += 98ull * 1000 * 1000;
+	pace_now += 198ull * 1000 * 1000;
 	assert_int_equal(upcc_inventory_refresh(&inv), 0);
 	assert_true(inv.paced);
 	pace_now += 1000ull * 1000;
