@@ -112,17 +112,19 @@ CHECK_SUITES += unit unit-valgrind
 # tests/unit/programs/daemon.sh runs the ASan builds of the programs
 # themselves; unit-file.sh checks systemd/upcd.service.in against them.
 # rollout.sh tells upcd's drops from the kernel's by the integration
-# suite's cachestat probe (mk/40-integration.mk).
+# suite's cachestat probe (mk/40-integration.mk); journal.sh points the
+# integration suite's hooked upcd at a journal socket of its own.
 unit: $(USR_UNIT_BINS) $(USR_UNIT_ASAN_BINS) $(BUILD)/asan/upcd $(BUILD)/asan/upcc $(BUILD)/upcd \
-		$(BUILD)/integration/probe
+		$(BUILD)/integration/probe $(BUILD)/asan/integration/upcd-hooked
 	UPCD=$(BUILD)/asan/upcd UPCC=$(BUILD)/asan/upcc UPCD_RELEASE=$(BUILD)/upcd \
-		PROBE=$(BUILD)/integration/probe \
+		PROBE=$(BUILD)/integration/probe UPCD_HOOKED=$(BUILD)/asan/integration/upcd-hooked \
 		tests/unit/run.sh plain $(USR_UNIT_BINS) -- asan $(USR_UNIT_ASAN_BINS) \
 		-- script tests/unit/programs/daemon.sh tests/unit/programs/hostile.sh \
 		tests/unit/programs/hostile-3.sh tests/unit/programs/stop-latency.sh \
 		tests/unit/programs/golden.sh tests/unit/programs/unit-file.sh \
 		tests/unit/programs/operator.sh tests/unit/programs/rollout.sh \
-		tests/unit/programs/exclude.sh
+		tests/unit/programs/exclude.sh tests/unit/programs/journal.sh \
+		tests/unit/programs/top.sh
 
 unit-valgrind: $(USR_UNIT_BINS) $(BUILD)/upcd $(BUILD)/upcc
 	UPCD=$(BUILD)/upcd UPCC=$(BUILD)/upcc \

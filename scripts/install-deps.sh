@@ -28,14 +28,15 @@ packages=("${build_packages[@]}")
 [ "$set_name" != all ] || packages+=(
 	bc bison flex libelf-dev libssl-dev python3 python3-ply python3-git rsync cpio kmod
 	ccache e2fsprogs util-linux busybox-static
-	# the userspace half's older-kernel suite (guest-backends-6.1)
-	linux-source-6.1
 	libcmocka-dev valgrind pkg-config clang libclang-rt-14-dev
 	systemd
 	# make install checks, the Debian package, the systemd guest's image
 	bash-completion man-db groff-base lintian mmdebstrap
 	qemu-system-x86 qemu-utils
 	gnuplot-nox
+	# upcc top through a real terminal, and proof it opens no scope file
+	# (tests/unit/programs/top.sh)
+	tmux strace
 )
 if [ "${2:-}" = --list ]; then
 	printf '%s\n' "${packages[@]}"
@@ -55,24 +56,17 @@ for p in "${packages[@]}"; do
 	fi
 done
 export DEBIAN_FRONTEND=noninteractive
-updated=0
-# The series' tree: the pinned version while the archive has it, else the
-# archive's newest 6.12 (kernel/scripts/source-version.sh says why).
-if [ "$set_name" = all ]; then
-	. kernel/VERSION
-	have=$(dpkg-query -W -f='${Status} ${Version}' "$package" 2>/dev/null || true)
-	case "$have" in
-	"install ok installed $version") ;;
-	*)
-		apt-get update -q
-		updated=1
-		want=$(kernel/scripts/source-version.sh)
-		[ "$have" = "install ok installed $want" ] || missing+=("$package=$want")
-		;;
-	esac
-fi
 if [ ${#missing[@]} -gt 0 ]; then
 	echo "install-deps: installing ${missing[*]}"
-	[ "$updated" -eq 1 ] || apt-get update -q
+	apt-get update -q
 	apt-get install -y -q --no-install-recommends --allow-downgrades "${missing[@]}"
+fi
+# The kernel trees: one script fetches every one (kernel/scripts/
+# fetch-source.sh): the series' 6.12, pinned while the archive has it, and
+# the stock 6.1 from the machine's sources.  Trees of other suites (7.3)
+# are fetched by the kernel build that needs them, without apt's sources.
+if [ "$set_name" = all ]; then
+	for v in kernel/VERSION kernel/VERSION-6.1; do
+		kernel/scripts/fetch-source.sh "$v"
+	done
 fi

@@ -30,14 +30,13 @@ export DEBIAN_FRONTEND=noninteractive
 if [ -z "$suite" ]; then
 	have=$(dpkg-query -W -f='${Status} ${Version}' "$package" 2>/dev/null || true)
 	case "$have" in
-	"install ok installed $version" | "install ok installed "?*)
-		# A stock tree that pins no version takes what is installed.
-		if [ -z "$version" ] || [ "$have" = "install ok installed $version" ]; then
-			exit 0
-		fi ;;
+	"install ok installed $version") exit 0 ;;	# the pinned one
+	"install ok installed "?*)	# a stock tree that pins none takes any
+		[ -n "$version" ] || exit 0 ;;
 	esac
 	apt-get update -q
 	want=$(kernel/scripts/source-version.sh "$version_file")
+	[ "$have" != "install ok installed $want" ] || exit 0
 	apt-get install -y -q --no-install-recommends --allow-downgrades \
 		"$package${want:+=$want}"
 	exit 0

@@ -28,6 +28,8 @@ struct upcc_hooks {
 	int no_compact;			/* never compact, whatever the balloon offers */
 	int no_openat2;			/* atomicfile.c: walk as on a kernel before 5.6 */
 	bool progress_now;		/* upcc files: progress lines from the first file */
+	const char *journal_socket;	/* instead of journald's (journal.h) */
+	uint64_t log_summary_usec;	/* upcd's info summary this often, not 5 min */
 
 	/* Instead of cachestat(2) on [@off, @off + @len) bytes (@len 0: to
 	 * the end), for tests that model a page cache: 0 or -errno.

@@ -74,6 +74,7 @@ void upcc_state_scope_from_run(const struct upcc_scope_run *run, struct upcc_sta
 	out->action_errors_total = state->counters.action_errors_total;
 	out->action_usec_total = state->counters.action_usec_total;
 	out->refused_steps_total = state->counters.refused_steps_total;
+	out->rounds_total = state->counters.rounds_total;
 }
 
 /* "NAME_pages":N,"NAME_bytes":N */
@@ -124,10 +125,12 @@ void upcc_state_scope_json(FILE *out, const struct upcc_state_scope *s, uint64_t
 	if (s->has_backend)
 		fprintf(out, ",\"reclaimed_pages_total\":%" PRIu64 ",\"reclaimed_bytes_total\":%" PRIu64
 			",\"actions_total\":%" PRIu64 ",\"action_errors_total\":%" PRIu64
-			",\"action_usec_total\":%" PRIu64 ",\"refused_steps_total\":%" PRIu64,
+			",\"action_usec_total\":%" PRIu64 ",\"refused_steps_total\":%" PRIu64
+			",\"rounds_total\":%" PRIu64,
 			s->reclaimed_pages_total,
 			upcc_mul_saturating(s->reclaimed_pages_total, page_size), s->actions_total,
-			s->action_errors_total, s->action_usec_total, s->refused_steps_total);
+			s->action_errors_total, s->action_usec_total, s->refused_steps_total,
+			s->rounds_total);
 	fputc('}', out);
 }
 
@@ -298,7 +301,7 @@ static const struct {
 	U64_FIELD(working_set_pages), U64_FIELD(working_set_cap_pages), U64_FIELD(working_set_items),
 	U64_FIELD(reclaimed_pages_total), U64_FIELD(actions_total),
 	U64_FIELD(action_errors_total), U64_FIELD(action_usec_total),
-	U64_FIELD(refused_steps_total),
+	U64_FIELD(refused_steps_total), U64_FIELD(rounds_total),
 #undef U64_FIELD
 };
 

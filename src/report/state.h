@@ -17,7 +17,8 @@
  *     "effective_target_reason":S, "trigger_*",
  *     "working_set_*", "working_set_cap_*", "working_set_items":N,
  *     "reclaimed_pages_total","reclaimed_bytes_total","actions_total",
- *     "action_errors_total","action_usec_total","refused_steps_total"}
+ *     "action_errors_total","action_usec_total","refused_steps_total",
+ *     "rounds_total"}
  *    ]}
  * "running" is true and "stale" false as written (the writer runs); upcc
  * status --json says whether the process pid/start_time still runs
@@ -81,6 +82,7 @@ struct upcc_state_scope {
 	uint64_t action_errors_total;
 	uint64_t action_usec_total;
 	uint64_t refused_steps_total;	/* steps the backend declined */
+	uint64_t rounds_total;		/* control rounds (upcc top's rounds/s) */
 };
 
 struct upcc_state_header {

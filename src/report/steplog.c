@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lib/clock.h"
+#include "lib/hooks.h"
 #include "lib/log.h"
 #include "sys/measure.h"
 #include "steplog.h"
@@ -243,7 +244,7 @@ static void end_stuck(struct upcd_scope_log *slog, const struct upcc_scope_run *
 	slog->stuck_unlogged_reclaimed = 0;
 }
 
-/* What the working set holds, for a round's end: ", 96Mi held as working
+/* What the working set holds, for a round's end: "96Mi held as working
  * set in 40 files/ranges (cap 128Mi)", or "" without one.
  */
 static void working_set_text(char *buf, size_t len, const struct upcc_scope_run *run,
@@ -295,27 +296,300 @@ static const char *round_end_text(char *buf, size_t len, const struct upcc_round
 	return "stopped by a signal";
 }
 
+/* The summary's period, UPCD_SUMMARY_MINUTES unless a test shortens it. */
+static uint64_t summary_usec(void)
+{
+	if (upcc_hooks.log_summary_usec)
+		return upcc_hooks.log_summary_usec;
+	return UPCD_SUMMARY_MINUTES * 60ull * 1000 * 1000;
+}
+
+/* A field's value: pages as bytes, or a count, in decimal. */
+static const char *bytes_text(char buf[24], uint64_t pages, uint64_t page)
+{
+	snprintf(buf, 24, "%llu", (unsigned long long)upcc_mul_saturating(pages, page));
+	return buf;
+}
+
+static const char *count_text(char buf[24], uint64_t n)
+{
+	snprintf(buf, 24, "%llu", (unsigned long long)n);
+	return buf;
+}
+
+/* "40 s", "5 min": how long a summary covers. */
+static const char *span_text(char buf[24], uint64_t usec)
+{
+	uint64_t s = usec / 1000000;
+
+	if (s < 120)
+		snprintf(buf, 24, "%llu s", (unsigned long long)s);
+	else
+		snprintf(buf, 24, "%llu min", (unsigned long long)(s / 60));
+	return buf;
+}
+
+static void sums_clear(struct upcd_scope_log *slog)
+{
+	slog->sum_rounds = 0;
+	slog->sum_steps = 0;
+	slog->sum_reclaimed = 0;
+	slog->sum_usec = 0;
+	slog->sum_unmapped_min = UINT64_MAX;
+	slog->sum_unmapped_max = 0;
+}
+
+static void sums_add(struct upcd_scope_log *slog, uint64_t unmapped, uint64_t reclaimed,
+		     unsigned int steps, uint64_t usec)
+{
+	slog->sum_rounds++;
+	slog->sum_steps += steps;
+	slog->sum_reclaimed += reclaimed;
+	slog->sum_usec += usec;
+	if (unmapped < slog->sum_unmapped_min)
+		slog->sum_unmapped_min = unmapped;
+	if (unmapped > slog->sum_unmapped_max)
+		slog->sum_unmapped_max = unmapped;
+}
+
 /*
- * A round's one line: at INFO if it acted (asked, took, time, why it
- * ended) or, dry, what it would do for the whole excess, not only the
- * first step; an idle round at debug (--once: INFO, its only word).  A
- * round that acted and took nothing more, above the target, would say
- * the same every interval for as long as the rest stays dirty: it is
- * said once, then at debug while it says the same (stuck_repeats) for
- * up to STUCK_LOG_USEC, then again with the count of rounds not said.
+ * The rounds of the spell since it was last said (up to @until: the
+ * spell's last round, when it ended), in one INFO line with their sums as
+ * journal fields; nothing if there were none.
+ */
+static void say_sums(struct upcd_scope_log *slog, const struct upcc_scope_run *run,
+		     uint64_t page, uint64_t now, uint64_t until, const char *event)
+{
+	const char *backend = run->backend_ready ? run->backend.ops->name : "none";
+	const uint64_t target = run->state.policy.target_pages;
+	char b[6][24];
+	const struct upcc_journal_field fields[] = {
+		{ "SCOPE", run->scope.name },
+		{ "BACKEND", backend },
+		{ "UPCC_EVENT", event },
+		{ slog->spell_dry ? "WOULD_RECLAIM_BYTES" : "RECLAIMED_BYTES",
+		  bytes_text(b[0], slog->sum_reclaimed, page) },
+		{ "ROUNDS", count_text(b[1], slog->sum_rounds) },
+		{ "UNMAPPED_MIN_BYTES", bytes_text(b[2], slog->sum_unmapped_min, page) },
+		{ "UNMAPPED_MAX_BYTES", bytes_text(b[3], slog->sum_unmapped_max, page) },
+		{ "TARGET_BYTES", bytes_text(b[4], target, page) },
+		{ NULL, NULL },
+	};
+
+	if (!slog->sum_rounds)
+		return;
+	span_text(b[5], until - slog->spell_said);
+	if (slog->spell_dry)
+		upcc_log_fields(LOG_INFO, fields,
+				"scope %s: dry run, in the last %s: %llu round%s would have had %s reclaim %s in all; unmapped %s to %s before them, target %s",
+				run->scope.name, b[5], (unsigned long long)slog->sum_rounds,
+				slog->sum_rounds == 1 ? "" : "s", backend,
+				UPCD_SIZE(slog->sum_reclaimed, page),
+				UPCD_SIZE(slog->sum_unmapped_min, page),
+				UPCD_SIZE(slog->sum_unmapped_max, page), UPCD_SIZE(target, page));
+	else
+		upcc_log_fields(LOG_INFO, fields,
+				"scope %s: in the last %s: %s reclaimed %s in %llu round%s (%llu steps, %.1f ms); unmapped %s to %s before them, target %s",
+				run->scope.name, b[5], backend, UPCD_SIZE(slog->sum_reclaimed, page),
+				(unsigned long long)slog->sum_rounds,
+				slog->sum_rounds == 1 ? "" : "s",
+				(unsigned long long)slog->sum_steps, (double)slog->sum_usec / 1000.0,
+				UPCD_SIZE(slog->sum_unmapped_min, page),
+				UPCD_SIZE(slog->sum_unmapped_max, page), UPCD_SIZE(target, page));
+	slog->spell_said = now;
+	sums_clear(slog);
+}
+
+/*
+ * A spell with no round that acted for a summary's period is over: what
+ * it did since its last line, then a line that says it ended, so the
+ * next spell's first round is news again.
+ */
+static void spell_end_if_quiet(struct upcd_scope_log *slog, const struct upcc_scope_run *run,
+			       uint64_t page, uint64_t now)
+{
+	const struct upcc_journal_field fields[] = {
+		{ "SCOPE", run->scope.name }, { "UPCC_EVENT", "spell-end" }, { NULL, NULL },
+	};
+	char span[24];
+
+	if (!slog->spell || now - slog->spell_last < summary_usec())
+		return;
+	say_sums(slog, run, page, now, slog->spell_last, "summary");
+	upcc_log_fields(LOG_INFO, fields, "scope %s: %s over: no round %s for %s", run->scope.name,
+			slog->spell_dry ? "dry run's reclaiming spell" : "reclaiming spell",
+			slog->spell_dry ? "above the trigger" : "acted",
+			span_text(span, now - slog->spell_last));
+	slog->spell = false;
+}
+
+/*
+ * A round that acts (@dry: that would): is it the first of a spell, to
+ * be said at INFO?  Else it is summed for the spell's next summary.
+ * A dry spell that turns real (a reload ended the dry run) starts anew.
+ */
+static bool spell_round(struct upcd_scope_log *slog, const struct upcd_round_log *log,
+			const struct upcc_round_report *report, bool dry, uint64_t now)
+{
+	bool starts = !slog->spell || slog->spell_dry != dry;
+
+	if (starts) {
+		if (slog->spell)
+			slog->spell = false;	/* the other kind's sums are dropped */
+		slog->spell = true;
+		slog->spell_dry = dry;
+		slog->spell_said = now;
+		sums_clear(slog);
+	} else {
+		sums_add(slog, log->unmapped, report->reclaimed_pages, log->acted,
+			 report->elapsed_usec);
+	}
+	slog->spell_last = now;
+	return starts || log->once;
+}
+
+/* After a round's line: the summary, when its period is up. */
+static void spell_summary_due(struct upcd_scope_log *slog, const struct upcc_scope_run *run,
+			      uint64_t page, uint64_t now)
+{
+	if (slog->spell && now - slog->spell_said >= summary_usec())
+		say_sums(slog, run, page, now, now, "summary");
+}
+
+/*
+ * A dry round (a dry run, or no usable backend): what it would do for
+ * the whole excess, not only the first step; at NOTICE (no backend: a
+ * warning) when it starts a spell, else at debug and summed.
+ */
+static void log_dry_round(const struct upcd_round_log *log, const struct upcc_scope_run *run,
+			  const struct upcc_round_report *report)
+{
+	const struct upcc_scope *scope = &run->scope;
+	const struct upcc_policy *policy = &run->state.policy;
+	const char *backend = run->backend_ready ? run->backend.ops->name : NULL;
+	struct upcd_scope_log *slog = log->scope;
+	uint64_t page = log->page_size, now = upcc_monotonic_usec();
+	uint64_t excess = upcd_excess_pages(report->last.unmapped_before, policy);
+	struct upcd_round_log sums = *log;
+	struct upcc_round_report would = *report;
+	char b[3][24];
+	const struct upcc_journal_field fields[] = {
+		{ "SCOPE", scope->name },
+		{ "BACKEND", backend ? backend : "none" },
+		{ "UPCC_EVENT", "round" },
+		{ "WOULD_RECLAIM_BYTES", bytes_text(b[0], excess, page) },
+		{ "UNMAPPED_BYTES", bytes_text(b[1], report->last.unmapped_before, page) },
+		{ "TARGET_BYTES", bytes_text(b[2], policy->target_pages, page) },
+		{ NULL, NULL },
+	};
+	bool starts;
+
+	spell_end_if_quiet(slog, run, page, now);
+	sums.unmapped = report->last.unmapped_before;
+	sums.acted = 0;
+	would.reclaimed_pages = excess;
+	starts = spell_round(slog, &sums, &would, true, now);
+	if (backend)
+		upcc_log_fields(starts ? LOG_NOTICE : LOG_DEBUG, fields,
+				"scope %s: dry run: would have %s reclaim %s, down to the target, in steps of at most %s: unmapped %s, target %s, trigger %s",
+				scope->name, backend, UPCD_SIZE(excess, page),
+				UPCD_SIZE(report->last.requested_pages, page),
+				UPCD_SIZE(report->last.unmapped_before, page),
+				UPCD_SIZE(policy->target_pages, page),
+				UPCD_SIZE(policy->trigger_pages, page));
+	else
+		upcc_log_fields(starts ? LOG_WARNING : LOG_DEBUG, fields,
+				"scope %s: %s over the target would not be reclaimed: no usable backend: unmapped %s, target %s",
+				scope->name, UPCD_SIZE(excess, page),
+				UPCD_SIZE(report->last.unmapped_before, page),
+				UPCD_SIZE(policy->target_pages, page));
+	spell_summary_due(slog, run, page, now);
+}
+
+/*
+ * A round that acted: at INFO if it starts a reclaiming spell (or is
+ * --once's only word), else at debug and summed for the spell's summary
+ * every UPCD_SUMMARY_MINUTES (a streaming reader makes a round a second,
+ * 85k lines a day at INFO before issue 31).  A round that acted and took
+ * nothing more, above the target, is news the first time and when what
+ * it says moves or after a while (stuck_repeats), whatever the spell.
+ */
+static void log_acted_round(const struct upcd_round_log *log, const struct upcc_scope_run *run,
+			    const struct upcc_round_report *report)
+{
+	const struct upcc_scope *scope = &run->scope;
+	const struct upcc_scope_state *state = &run->state;
+	const char *backend = run->backend_ready ? run->backend.ops->name : "none";
+	struct upcd_scope_log *slog = log->scope;
+	uint64_t page = log->page_size, now = upcc_monotonic_usec();
+	bool idle_end = report->last.outcome == UPCC_STEP_IDLE, news;
+	char more[160], b[4][24], end[384];
+	bool raised = state->effective_target_pages > state->policy.target_pages;
+	const struct upcc_journal_field fields[] = {
+		{ "SCOPE", scope->name },
+		{ "BACKEND", backend },
+		{ "UPCC_EVENT", "round" },
+		{ "RECLAIMED_BYTES", bytes_text(b[0], report->reclaimed_pages, page) },
+		{ "UNMAPPED_BYTES", bytes_text(b[1], log->unmapped, page) },
+		{ "TARGET_BYTES", bytes_text(b[2], state->policy.target_pages, page) },
+		{ "STEPS", count_text(b[3], log->acted) },
+		{ NULL, NULL },
+	};
+	const char *tail = "";
+
+	spell_end_if_quiet(slog, run, page, now);
+	news = spell_round(slog, log, report, false, now);
+	if (round_stuck(log, report)) {
+		if (stuck_repeats(slog, log, run, report, now)) {
+			slog->stuck_unlogged++;
+			slog->stuck_unlogged_reclaimed += report->reclaimed_pages;
+		} else {
+			if (slog->stuck)
+				tail = stuck_unlogged_text(more, sizeof(more), slog, page);
+			else if (!log->once)
+				tail = "; said again when this changes, else in "
+				       STRING(STUCK_LOG_MINUTES) " min";
+			/* A stream's rounds may take nothing, then something,
+			 * then nothing (a file still being written): within a
+			 * spell a stuck stretch that starts again is news only
+			 * STUCK_LOG_USEC after the last one said; the summary
+			 * has the rest.  One that lasts and moves is news.
+			 */
+			news = news || slog->stuck || now - slog->stuck_logged >= STUCK_LOG_USEC;
+			slog->stuck = true;
+			if (news)
+				slog->stuck_logged = now;
+			slog->stuck_unmapped = log->unmapped;
+			slog->stuck_target = state->policy.target_pages;
+			slog->stuck_unlogged = 0;
+			slog->stuck_unlogged_reclaimed = 0;
+		}
+	}
+	/* An idle last step measured what the round left: "16Mi -> 1.0Mi". */
+	upcc_log_fields(news ? LOG_INFO : LOG_DEBUG, fields,
+			"scope %s: %s reclaimed %s in %u step%s, %.1f ms (asked for %s): %s; unmapped %s%s%s%s, target %s%s%s%s",
+			scope->name, backend, UPCD_SIZE(report->reclaimed_pages, page),
+			log->acted, log->acted == 1 ? "" : "s",
+			(double)report->elapsed_usec / 1000.0, UPCD_SIZE(log->asked, page),
+			round_end_text(end, sizeof(end), report, run, page), idle_end ? "" : "was ",
+			UPCD_SIZE(log->unmapped, page), idle_end ? " -> " : "",
+			idle_end ? UPCD_SIZE(report->last.unmapped_before, page) : "",
+			UPCD_SIZE(state->policy.target_pages, page),
+			raised ? ", effective " : "",
+			raised ? UPCD_SIZE(state->effective_target_pages, page) : "", tail);
+	spell_summary_due(slog, run, page, now);
+}
+
+/*
+ * A round's one line (log_acted_round, log_dry_round); an idle round's
+ * at debug (--once: INFO, its only word), and it may end a spell.
  */
 void upcd_log_round(const struct upcd_round_log *log, const struct upcc_scope_run *run,
 		    const struct upcc_round_report *report)
 {
-	const struct upcc_scope *scope = &run->scope;
 	const struct upcc_scope_state *state = &run->state;
-	const char *backend = run->backend_ready ? run->backend.ops->name : NULL;
 	struct upcd_scope_log *slog = log->scope;
-	uint64_t page = log->page_size, now;
-	char more[160], end[384];
-	bool raised = state->effective_target_pages > state->policy.target_pages;
-	int level = LOG_INFO;
-	const char *tail;
+	uint64_t page = log->page_size;
 
 	if (report->last.outcome != UPCC_STEP_SAMPLE_FAILED && !round_stuck(log, report) &&
 	    slog->stuck)
@@ -325,27 +599,16 @@ void upcd_log_round(const struct upcd_round_log *log, const struct upcc_scope_ru
 		return;		/* log_sample_error() said it, rate-limited */
 	case UPCC_STEP_DRY_RUN:
 	case UPCC_STEP_NO_BACKEND:
-		if (report->steps != 1)
-			break;
-		if (backend)
-			upcc_log(LOG_NOTICE, "scope %s: dry run: would have %s reclaim %s, down to the target, in steps of at most %s: unmapped %s, target %s, trigger %s",
-				 scope->name, backend,
-				 UPCD_SIZE(upcd_excess_pages(report->last.unmapped_before, &state->policy), page),
-				 UPCD_SIZE(report->last.requested_pages, page),
-				 UPCD_SIZE(report->last.unmapped_before, page),
-				 UPCD_SIZE(state->policy.target_pages, page),
-				 UPCD_SIZE(state->policy.trigger_pages, page));
-		else
-			upcc_log(LOG_WARNING, "scope %s: %s over the target would not be reclaimed: no usable backend: unmapped %s, target %s",
-				 scope->name,
-				 UPCD_SIZE(upcd_excess_pages(report->last.unmapped_before, &state->policy), page),
-				 UPCD_SIZE(report->last.unmapped_before, page),
-				 UPCD_SIZE(state->policy.target_pages, page));
-		return;
+		if (report->steps == 1) {
+			log_dry_round(log, run, report);
+			return;
+		}
+		break;
 	case UPCC_STEP_IDLE:
 		if (report->steps == 1) {
+			spell_end_if_quiet(slog, run, page, upcc_monotonic_usec());
 			upcc_log(log->once ? LOG_INFO : LOG_DEBUG,
-				 "scope %s: idle: unmapped %s, target %s, trigger %s", scope->name,
+				 "scope %s: idle: unmapped %s, target %s, trigger %s", run->scope.name,
 				 UPCD_SIZE(report->last.unmapped_before, page),
 				 UPCD_SIZE(state->policy.target_pages, page),
 				 UPCD_SIZE(state->policy.trigger_pages, page));
@@ -357,40 +620,7 @@ void upcd_log_round(const struct upcd_round_log *log, const struct upcc_scope_ru
 	}
 	if (!log->acted)
 		return;		/* refused: log_step() said so */
-	tail = "";
-	if (round_stuck(log, report)) {
-		now = upcc_monotonic_usec();
-		if (stuck_repeats(slog, log, run, report, now)) {
-			level = LOG_DEBUG;
-			slog->stuck_unlogged++;
-			slog->stuck_unlogged_reclaimed += report->reclaimed_pages;
-		} else {
-			if (slog->stuck)
-				tail = stuck_unlogged_text(more, sizeof(more), slog, page);
-			else if (!log->once)
-				tail = "; said again when this changes, else in "
-				       STRING(STUCK_LOG_MINUTES) " min";
-			slog->stuck = true;
-			slog->stuck_logged = now;
-			slog->stuck_unmapped = log->unmapped;
-			slog->stuck_target = state->policy.target_pages;
-			slog->stuck_unlogged = 0;
-			slog->stuck_unlogged_reclaimed = 0;
-		}
-	}
-	/* An idle last step measured what the round left: "16Mi -> 1.0Mi". */
-	upcc_log(level, "scope %s: %s reclaimed %s in %u step%s, %.1f ms (asked for %s): %s; unmapped %s%s%s%s, target %s%s%s%s",
-		 scope->name, backend ? backend : "none", UPCD_SIZE(report->reclaimed_pages, page),
-		 log->acted, log->acted == 1 ? "" : "s",
-		 (double)report->elapsed_usec / 1000.0, UPCD_SIZE(log->asked, page),
-		 round_end_text(end, sizeof(end), report, run, page),
-		 report->last.outcome == UPCC_STEP_IDLE ? "" : "was ",
-		 UPCD_SIZE(log->unmapped, page),
-		 report->last.outcome == UPCC_STEP_IDLE ? " -> " : "",
-		 report->last.outcome == UPCC_STEP_IDLE ? UPCD_SIZE(report->last.unmapped_before, page) : "",
-		 UPCD_SIZE(state->policy.target_pages, page),
-		 raised ? ", effective " : "",
-		 raised ? UPCD_SIZE(state->effective_target_pages, page) : "", tail);
+	log_acted_round(log, run, report);
 }
 
 void upcd_round_log_begin(struct upcd_round_log *log, struct upcd_scope_log *scope_log)

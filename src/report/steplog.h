@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * steplog.h - what upcd logs about its control steps and rounds: a line a
- * round at INFO, a line a step at debug (-v); measuring failures, walk
- * skips and a scope stuck above its target rate-limited.
+ * step and a line a round at debug (-v); at INFO the first round of a
+ * reclaiming spell, a summary of the spell's rounds every
+ * UPCD_SUMMARY_MINUTES while it lasts, and its end (docs/upcd.md, "Log");
+ * measuring failures, walk skips and a scope stuck above its target
+ * rate-limited.  Round lines and summaries carry journal fields (SCOPE=,
+ * BACKEND=, RECLAIMED_BYTES=, ...: lib/journal.h).
  */
 #ifndef UPCC_STEPLOG_H
 #define UPCC_STEPLOG_H
@@ -40,7 +44,26 @@ struct upcd_scope_log {
 	uint64_t stuck_target;		/* the target */
 	uint64_t stuck_unlogged;	/* such rounds since, at debug only */
 	uint64_t stuck_unlogged_reclaimed;	/* and what they took, pages */
+	/* A reclaiming spell: rounds that acted (or, dry, would have), with
+	 * no UPCD_SUMMARY_MINUTES between two of them.  Its first round is
+	 * said at INFO; the rest at debug, summed here for the summary.
+	 */
+	bool spell;			/* in one */
+	bool spell_dry;			/* its rounds only decided (dry run, no backend) */
+	uint64_t spell_said;		/* when it was last said at INFO (start or summary) */
+	uint64_t spell_last;		/* when a round of it last acted */
+	uint64_t sum_rounds;		/* since spell_said, not said yet: rounds, */
+	uint64_t sum_steps;		/* their backend calls, */
+	uint64_t sum_reclaimed;		/* what they took (dry: would take, the excess), pages, */
+	uint64_t sum_usec;		/* their time, */
+	uint64_t sum_unmapped_min;	/* the unmapped cache before them, least */
+	uint64_t sum_unmapped_max;	/* and most */
 };
+
+/* How often a reclaiming spell's summary is said at INFO; also how long
+ * without a round that acts ends the spell.
+ */
+#define UPCD_SUMMARY_MINUTES	5
 
 /* The round under way, for its one log line (upcd_log_round). */
 struct upcd_round_log {

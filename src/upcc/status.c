@@ -356,7 +356,7 @@ static void state_read_error(const char *state_path, int err)
  * warning: upcd keeps running on its last good config after a reload
  * refuses a bad file, and status must still show it.
  */
-static int find_state_path(const char *config_path, char *state_path, size_t size)
+int upcc_status_find_state(const char *config_path, char *state_path, size_t size)
 {
 	const char *path = config_path ? config_path : UPCC_DEFAULT_CONFIG_PATH;
 	struct upcc_config config;
@@ -430,7 +430,7 @@ int upcc_status_main(int argc, char **argv)
 	}
 	named = state_path != NULL;
 	if (!named) {
-		err = find_state_path(config_path, found_state, sizeof(found_state));
+		err = upcc_status_find_state(config_path, found_state, sizeof(found_state));
 		if (err)
 			return err;
 		state_path = found_state;

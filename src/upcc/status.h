@@ -16,4 +16,12 @@
 /* argv[0] is the command name ("upcc status", for getopt's messages). */
 int upcc_status_main(int argc, char **argv);
 
+/*
+ * Without --state, where upcd writes its state: the "state =" of the
+ * config file (@config_path, else the default one if it exists), else
+ * the default path; into @state_path.  0, or 2 (UPCC_EXIT_USAGE) when a
+ * named config cannot be used (said on stderr).  upcc top finds it so too.
+ */
+int upcc_status_find_state(const char *config_path, char *state_path, size_t size);
+
 #endif /* UPCC_STATUS_H */

@@ -6,13 +6,14 @@
  *                               per scope: memory, file LRU, mapped, unmapped,
  *                               dirty, target, trigger, backend, reclaimed;
  *                               whether upcd runs
+ *   upcc top [-d SECONDS] [-n N] the daemon's state, redrawn with rates
  *   upcc files [PATH] [--top N]  cached files and resident pages
  *   upcc evict PATH...           drop files' clean unmapped pages
  * Sizes for people are upcc_size_format()'s (free -h style); --bytes
  * prints exact bytes; pages appear only in --json, as *_pages.
  *
  * Exit codes: 0 ok; 1 a measurement or action failed; 2 bad usage;
- * 3 (status) upcd is not running or its state is stale.
+ * 3 (status, top) upcd is not running or its state is stale.
  */
 #include <stdio.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #include "files.h"
 #include "lib/log.h"
 #include "status.h"
+#include "top.h"
 
 static void usage(FILE *out)
 {
@@ -32,17 +34,19 @@ static void usage(FILE *out)
 		"  status [--state FILE]   per-scope memory, unmapped and dirty cache, target,\n"
 		"                          backend and what upcd reclaimed so far; whether\n"
 		"                          upcd runs (the config's state =, or --state FILE)\n"
+		"  top [-d SECONDS]        what upcd is doing, redrawn with rates (reclaimed\n"
+		"                          and inflow per second, rounds): its state file only\n"
 		"  files [PATH]            cached files and their resident pages\n"
 		"  evict PATH...           drop files' clean, unmapped cached pages\n"
 		"  help                    this help\n\n"
-		"Every command takes --json (machine-readable, pages as *_pages and\n"
-		"*_bytes) and --bytes (exact byte counts instead of 1.5Gi).\n"
+		"Every command takes --bytes (exact byte counts instead of 1.5Gi), and\n"
+		"all but top --json (machine-readable, pages as *_pages and *_bytes).\n"
 		"Run \"upcc COMMAND --help\" for a command's options.\n"
 		"Exit codes: 0 ok; 1 a measurement or action failed; 2 bad usage;\n"
-		"3 (status) upcd is not running or its state is stale.\n");
+		"3 (status, top) upcd is not running or its state is stale.\n");
 }
 
-static char status_name[] = "upcc status", files_name[] = "upcc files",
+static char status_name[] = "upcc status", top_name[] = "upcc top", files_name[] = "upcc files",
 	    evict_name[] = "upcc evict";
 
 static const struct {
@@ -51,6 +55,7 @@ static const struct {
 	int (*main)(int argc, char **argv);
 } commands[] = {
 	{ "status", status_name, upcc_status_main },
+	{ "top", top_name, upcc_top_main },
 	{ "files", files_name, upcc_files_main },
 	{ "evict", evict_name, upcc_evict_main },
 };

@@ -27,6 +27,8 @@
 #include "lib/pace.h"
 #include "control/scoperun.h"
 #include "report/state.h"
+#include "confdiff.h"
+#include "sdstatus.h"
 
 /* A bound on --once even if the cache refills as fast as it is dropped. */
 #define ONCE_MAX_STEPS		1000u
@@ -201,6 +203,30 @@ static int control_round(struct upcd *upcd, const struct upcc_round_limits *limi
 }
 
 /*
+ * STATUS= for `systemctl status`: what the scopes are at, sent when it
+ * says something new, but its figures (and "last round 3s ago") at most
+ * every UPCD_STATUS_MIN_USEC: a datagram to PID 1 a round is waste.
+ * @now_anyway (start), or none sent yet (status_usec 0: a reload clears
+ * it), sends it whatever the time.
+ */
+static void send_status(struct upcd *upcd, bool now_anyway)
+{
+	uint64_t now = upcc_monotonic_usec();
+	char text[sizeof(upcd->status)];
+
+	now_anyway |= !upcd->status_usec;
+	if (!now_anyway && now - upcd->status_usec < UPCD_STATUS_MIN_USEC)
+		return;
+	upcd_status_text(text, sizeof(text), upcd->runs, upcd->nr_runs, upcd->page_size,
+			 upcd->config.dry_run, now);
+	if (!now_anyway && strcmp(text, upcd->status) == 0)
+		return;
+	upcc_notify_status("%s", text);
+	memcpy(upcd->status, text, sizeof(text));
+	upcd->status_usec = now;
+}
+
+/*
  * The daemon's tick: every scope samples what is cheap; a round (the
  * costly refresh) runs where the interval is up, the sample is above the
  * trigger, or the last round ran out of time (upcc_control_tick).  The
@@ -249,6 +275,7 @@ static void daemon_tick(struct upcd *upcd)
 		upcd->last_report_usec = now;
 		upcd->last_report_aim = aim;
 	}
+	send_status(upcd, false);
 }
 
 /* --once: one round with no time budget (the step bound still holds). */
@@ -326,6 +353,27 @@ static bool pace_check(void *ctx)
 }
 
 /*
+ * A reload that took says what it changed, by the settings' names in
+ * upcd.conf (confdiff.h): "reloaded: 2 scope(s), interval 1000 ms:
+ * target of scope data 64Mi -> 48Mi"; in the journal the count is
+ * CHANGES= and the list CHANGED=.
+ */
+static void log_reloaded(const struct upcd *upcd, const struct upcc_config *old_config)
+{
+	char changed[700], count[24];
+	size_t changes = upcd_config_diff(old_config, &upcd->config, changed, sizeof(changed));
+	const struct upcc_journal_field fields[] = {
+		{ "UPCC_EVENT", "reload" },
+		{ "CHANGES", (snprintf(count, sizeof(count), "%zu", changes), count) },
+		{ "CHANGED", changed },
+		{ NULL, NULL },
+	};
+
+	upcc_log_fields(LOG_NOTICE, fields, "reloaded: %zu scope(s), interval %llu ms: %s",
+			upcd->config.nr_scopes, (unsigned long long)upcd->config.interval_ms, changed);
+}
+
+/*
  * SIGHUP: a new config replaces the old only if it parses, its state file
  * is not another upcd's (a new state = moves the lock, lock.h) and its
  * backends work.
@@ -366,6 +414,7 @@ static void reload(struct upcd *upcd)
 		for (size_t i = 0; i < upcd->nr_runs; i++)
 			upcc_run_setup(&upcd->runs[i], &upcd->config, upcd->config.dry_run);
 	} else {
+		log_reloaded(upcd, &old_config);
 		free(upcd->runs);
 		upcc_config_free(&old_config);
 		if (new_lock != upcd->lock_fd)
@@ -374,8 +423,6 @@ static void reload(struct upcd *upcd)
 		upcd->runs = new_runs;
 		upcd->nr_runs = upcd->config.nr_scopes;
 		memset(upcd->logs, 0, sizeof(upcd->logs));
-		upcc_log(LOG_NOTICE, "reloaded: %zu scope(s), interval %llu ms", upcd->nr_runs,
-			 (unsigned long long)upcd->config.interval_ms);
 		if (upcd->config.dry_run != old_config.dry_run)
 			upcc_log(LOG_NOTICE, "reloaded: %s", upcd->config.dry_run ?
 				 "dry run: deciding and reporting, reclaiming nothing" :
@@ -420,11 +467,9 @@ static int event_loop(struct upcd *upcd, int signal_fd)
 	if (running) {
 		/* Ready once set up: the first round may walk a big tree. */
 		upcc_notify("READY=1");
-		upcc_notify_status("controlling %zu scope(s) every %llu ms, sampling every %llu ms",
-				   upcd->nr_runs, (unsigned long long)interval_ms,
-				   (unsigned long long)(period_usec / 1000));
 		watchdog_ping(upcd);
 		daemon_tick(upcd);
+		send_status(upcd, true);
 	}
 	while (running) {
 		struct epoll_event event;
@@ -444,6 +489,10 @@ static int event_loop(struct upcd *upcd, int signal_fd)
 				continue;
 			if (info.ssi_signo == SIGHUP) {
 				reload(upcd);
+				/* The reloaded scopes have not been measured yet:
+				 * STATUS= after the next tick's round, whatever the time.
+				 */
+				upcd->status_usec = 0;
 				if (upcd->config.interval_ms != interval_ms ||
 				    tick_usec(upcd) != period_usec) {
 					interval_ms = upcd->config.interval_ms;

@@ -34,6 +34,8 @@ struct upcd {
 	uint64_t last_report_usec;	/* the last state/metrics write, monotonic */
 	uint64_t last_report_aim;	/* the effective targets then, summed */
 	int lock_fd;			/* the state file's lock (lock.h), -1: none */
+	char status[512];		/* the last STATUS= sent (sdstatus.h) */
+	uint64_t status_usec;		/* when, monotonic; 0: never */
 };
 
 /* How the command line and @config (dry_run: the file's or --dry-run) have the runs set up. */

@@ -107,7 +107,7 @@ same_opts() {	# same_opts NAME HELP_LIST MAN_LIST
 
 upcd_help=$("$upcd" --help | help_opts)
 same_opts "upcd(8)" "$upcd_help" "$(man_opts docs/man/upcd.8 '.SH OPTIONS' '.SH ')"
-for cmd in status files evict; do
+for cmd in status top files evict; do
 	help=$("$upcc" "$cmd" --help | help_opts)
 	same_opts "upcc(8) $cmd" "$help" \
 		"$(man_opts docs/man/upcc.8 ".SS \"upcc $cmd" '.S')"
@@ -139,7 +139,7 @@ comp=$(complete_words "$usr/usr/share/bash-completion/completions/upcd" upcd -)
 [ "$comp" = "$upcd_help" ]
 result "completion: upcd - offers exactly upcd --help's options" $? \
 	"$(diff <(echo "$upcd_help") <(echo "$comp") | tr '\n' ' ')"
-for cmd in status files evict; do
+for cmd in status top files evict; do
 	help=$("$upcc" "$cmd" --help | help_opts)
 	comp=$(complete_words "$usr/usr/share/bash-completion/completions/upcc" upcc "$cmd" -)
 	[ "$comp" = "$help" ]

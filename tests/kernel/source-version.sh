@@ -2,7 +2,8 @@
 # The kernel-archive suite: the series' tree outlives the pinned package.
 # kernel/scripts/source-version.sh against fake apt-cache listings (pinned
 # offered, pinned gone with newer 6.12s beside other lines, no 6.12 left),
-# then the tree in use: prepared, the series applied, its version named.
+# then the tree in use: prepared, the series applied, its version named;
+# then 7.3 fetched from trixie-backports without touching apt's sources.
 # Ends on "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -71,6 +72,27 @@ installed=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null)
 check series_applies_to_tree_in_use $? "exit $rc; tree from '$used'; $(tail -n 1 <<<"$out")"
 . kernel/VERSION
 echo "INFO: tree $used; pinned reference $package $version"
+
+# A tree of a suite the machine's sources lack (7.3, trixie-backports):
+# fetched with a private sources list, nothing installed, apt's own
+# sources and lists as they were.
+apt_state() {
+	{ ls -l --time-style=+%s /etc/apt/sources.list /etc/apt/sources.list.d/ \
+		/var/lib/apt/lists/ 2>/dev/null; cat /etc/apt/sources.list \
+		/etc/apt/sources.list.d/* 2>/dev/null; } | sha256sum
+}
+before=$(apt_state)
+rm -rf "$top/build/kernel/fetched/linux-source-7.3" \
+	"$top/build/kernel/fetched/linux-source-7.3.version"
+out=$(kernel/scripts/fetch-source.sh kernel/VERSION-7.3 2>&1)
+rc=$?
+(. kernel/VERSION-7.3 && [ $rc -eq 0 ] && [ -f "$tarball" ] &&
+	[ "$(sha256sum < "$tarball" | cut -d' ' -f1)" = "$sha256" ])
+check fetched_7_3_tarball_is_the_pinned_one $? "exit $rc; $(tail -n 1 <<<"$out")"
+[ "$(apt_state)" = "$before" ] &&
+	! dpkg-query -W -f='${Status}' linux-source-7.3 2>/dev/null | grep -q installed
+check fetch_left_apt_sources_and_dpkg_alone $? \
+	"sources, lists and dpkg's database unchanged; linux-source-7.3 not installed"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -66,9 +66,21 @@ result "Type=notify: upcd.service active (running) after install, so READY=1 was
 	"$(systemctl status upcd.service 2>&1 | head -n 12)"
 [ "$(systemctl is-enabled upcd.service)" = enabled ]
 result "upcd.service enabled by the package" $? "$(systemctl is-enabled upcd.service 2>&1)"
-status_text=$(prop StatusText)
-[ -n "$status_text" ]
-result "sd_notify STATUS= reaches systemd (\"$status_text\")" $?
+# Issue 31: STATUS= says what upcd does, not how it was started.
+status_says() {
+	status_text=$(prop StatusText)
+	grep -qE "^$1" <<<"$status_text"
+}
+wait_for 30 status_says 'system [0-9.]+([KMGT]i|B)/[0-9.]+([KMGT]i|B), reclaimed [0-9.]+([KMGT]i|B); last round [0-9]+s ago$'
+result "sd_notify STATUS= reaches systemd and says what upcd does (\"$status_text\")" $?
+systemctl status upcd.service 2>&1 | grep -qE '^ *Status: "system .*, reclaimed .*; last round'
+result "systemctl status shows it" $? "$(systemctl status upcd.service 2>&1 | head -n 8)"
+# The rollout default, argued in docs/operations.md: the package acts at
+# once (dry_run = no as shipped); dry_run = yes and a reload observe.
+grep -qx '#dry_run = no' /etc/upcc/upcd.conf && upcc status --json | grep -q '"dry_run":false' &&
+	! grep -q ', dry run' /tmp/status.txt 2>/dev/null && ! journal | grep -q 'dry run'
+result "rollout default: the shipped config acts at once (dry_run = no, the state says so)" $? \
+	"$(grep dry_run /etc/upcc/upcd.conf; upcc status 2>&1 | head -n 1)"
 upcc status >/tmp/status.txt 2>&1 && grep -q '^system ' /tmp/status.txt &&
 	grep -q "pid $(prop MainPID)" /tmp/status.txt
 result "upcc status shows the running daemon's system scope" $? "$(cat /tmp/status.txt)"
@@ -80,6 +92,16 @@ rc=$?
 [ $rc -eq 1 ] && grep -qF "pid $(prop MainPID) (upcd) holds its lock /run/upcc/state.json.lock" /tmp/second.log &&
 	is_active
 result "a second upcd by hand is refused (exit $rc), naming the service's pid" $? "$(cat /tmp/second.log)"
+
+# --- observe first: dry_run = yes on reload ---------------------------------------
+printf 'dry_run = yes\n' >/etc/upcc/upcd.conf
+systemctl reload upcd.service
+dry_state() { upcc status --json | grep -q '"dry_run":true'; }
+wait_for 20 dry_state && wait_for 20 status_says 'dry run: system [0-9.]+([KMGT]i|B)/[0-9.]+([KMGT]i|B), reclaimed [0-9.]+([KMGT]i|B); last round [0-9]+s ago$'
+result "rollout: dry_run = yes on reload: the state and STATUS= say dry run (\"$status_text\")" $? \
+	"$(upcc status 2>&1 | head -n 1)"
+journal | grep -q 'reloaded: 1 scope(s), interval 1000 ms: dry_run no -> yes'
+result "journal: the reload says what changed (dry_run no -> yes)" $? "$(journal | grep reloaded | tail -n 2)"
 
 # --- metrics in Debian's textfile collector directory ---------------------------
 cat >/etc/upcc/upcd.conf <<'CONF'
@@ -144,6 +166,9 @@ after=$(target_bytes system)
 [ $rc -eq 0 ] && [ $changed -eq 0 ] && [ "$after" -gt "$before" ] && [ "$(prop MainPID)" = "$pid" ]
 result "systemctl reload applies a good config: system target $before -> $after bytes, same pid" $? \
 	"rc $rc; $(journal | tail -n 3)"
+journal | grep -q 'reloaded: 2 scope(s), interval 1000 ms: scope system: target 2% -> 3%'
+result "journal: the reload names the setting (scope system: target 2% -> 3%)" $? \
+	"$(journal | grep reloaded | tail -n 2)"
 
 since=$(date '+%Y-%m-%d %H:%M:%S')
 printf 'not a setting\n' >>/etc/upcc/upcd.conf
@@ -183,6 +208,16 @@ result "upcd on 6.1 brings a path scope to its target with mincore ($(cached) pa
 	"$(upcc files /srv/data 2>&1 | tail -n 3; journal | grep 'scope data' | tail -n 3)"
 journal | grep -q 'scope data: fadvise reclaimed'
 result "journal: the reclaim is logged" $? "$(journal | tail -n 3)"
+# Issue 31: native journal entries with fields, so one scope can be asked for.
+journalctl -q -u upcd.service SCOPE=data UPCC_EVENT=round -o verbose >/tmp/verbose.txt
+grep -qE '^ *RECLAIMED_BYTES=[0-9]+$' /tmp/verbose.txt && grep -qE '^ *BACKEND=fadvise$' /tmp/verbose.txt &&
+	grep -qE '^ *_TRANSPORT=journal$' /tmp/verbose.txt && grep -qE '^ *SYSLOG_IDENTIFIER=upcd$' /tmp/verbose.txt &&
+	grep -qE '^ *PRIORITY=6$' /tmp/verbose.txt
+result "journal: journalctl -u upcd SCOPE=data -o verbose has RECLAIMED_BYTES=, BACKEND=, native transport" $? \
+	"$(grep -E '^ *[A-Z_]+=' /tmp/verbose.txt | head -n 20)"
+journalctl -q -u upcd.service SCOPE=system -o cat | grep -q 'scope data' 
+[ $? -ne 0 ]
+result "journal: SCOPE=system has no line of scope data" $?
 
 # --- watchdog ---------------------------------------------------------------------
 pid=$(prop MainPID)

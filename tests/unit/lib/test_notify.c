@@ -5,10 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include "unit.h"
+#include "lib/hooks.h"
 #include "lib/log.h"
 #include "lib/notify.h"
 #include "lib/readtext.h"
@@ -109,6 +111,17 @@ static void test_watchdog_env(void **state)
 	unsetenv("WATCHDOG_USEC");
 }
 
+/* $JOURNAL_STREAM's "DEV:INODE" for @fd. */
+static const char *stream_of(int fd, char *buf, size_t size)
+{
+	struct stat st;
+
+	assert_int_equal(fstat(fd, &st), 0);
+	snprintf(buf, size, "%llu:%llu", (unsigned long long)st.st_dev,
+		 (unsigned long long)st.st_ino);
+	return buf;
+}
+
 /* Run upcc_log with stderr sent to a file; return what it wrote. */
 static char *capture_log(const char *name, bool journal, bool verbose, int priority,
 			 const char *message)
@@ -117,13 +130,18 @@ static char *capture_log(const char *name, bool journal, bool verbose, int prior
 	int saved = dup(STDERR_FILENO), fd = mkstemp(path);
 
 	assert_true(fd >= 0 && saved >= 0);
-	if (journal)
-		setenv("JOURNAL_STREAM", "8:1234", 1);
-	else
-		unsetenv("JOURNAL_STREAM");
-	upcc_log_init(name, verbose);
 	fflush(stderr);
 	dup2(fd, STDERR_FILENO);
+	/* journald's stream is the file stderr is; its socket is not there,
+	 * so each line falls back to stderr with its priority (test_journal.c
+	 * has the entries themselves).
+	 */
+	if (journal)
+		setenv("JOURNAL_STREAM", stream_of(fd, (char[64]){ 0 }, 64), 1);
+	else
+		unsetenv("JOURNAL_STREAM");
+	upcc_hooks.journal_socket = "/nonexistent/upcc-test-journal";
+	upcc_log_init(name, verbose);
 	upcc_log(priority, "%s", message);
 	fflush(stderr);
 	dup2(saved, STDERR_FILENO);
@@ -154,6 +172,24 @@ static void test_log_prefix(void **state)
 	free(text);
 }
 
+/* A unit whose stderr was sent elsewhere (ExecStart=/bin/sh -c '... 2>FILE')
+ * keeps $JOURNAL_STREAM: a stream that is not our stderr is not the
+ * journal's, and the line is a plain one (it was "<6>..." before issue 31).
+ */
+static void test_log_stream_not_stderr(void **state)
+{
+	char *text;
+
+	(void)state;
+	setenv("JOURNAL_STREAM", "8:1234", 1);
+	upcc_log_init("upcd", false);
+	assert_false(upcc_log_to_journal());
+	unsetenv("JOURNAL_STREAM");
+	text = capture_log("upcd", false, false, LOG_INFO, "scope system: idle");
+	assert_string_equal(text, "upcd: scope system: idle\n");
+	free(text);
+}
+
 /* Both programs link log.c: each line names the one that wrote it. */
 static void test_log_program_name(void **state)
 {
@@ -177,6 +213,7 @@ int main(void)
 		cmocka_unit_test(test_watchdog_env),
 		cmocka_unit_test(test_log_prefix),
 		cmocka_unit_test(test_log_program_name),
+		cmocka_unit_test(test_log_stream_not_stderr),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -35,5 +35,8 @@ check "upcc status --json (a stale state)" vg 3 "$upcc" status --json --state "$
 printf 'state = %s\n' "$tmp/s.json" >"$tmp/state.conf"
 check "upcc status --config (its state =)" vg 3 "$upcc" status --config "$tmp/state.conf"
 check "upcc status --state MISSING (an error)" vg 1 "$upcc" status --json --state "$tmp/none.json"
+check "upcc top -n 2 (a --once state: not running at the last frame, 3)" \
+	vg 3 "$upcc" top -n 2 -d 0.1 --state "$tmp/s.json"
+check "upcc top --state MISSING (an error)" vg 1 "$upcc" top -n 1 --state "$tmp/none.json"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

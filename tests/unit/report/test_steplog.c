@@ -151,7 +151,8 @@ static void test_stuck_scope_said_on_change(void **state)
 }
 
 /* Said again every 5 minutes while it lasts, with the count; a round
- * that reaches the target ends it, and the next stuck round is news.
+ * that reaches the target ends it; the next stuck round is news again
+ * after 5 minutes or outside a reclaiming spell.
  */
 static void test_stuck_scope_heartbeat_and_end(void **state)
 {
@@ -168,12 +169,130 @@ static void test_stuck_scope_heartbeat_and_end(void **state)
 	round_of(&run, &slog, 16 * MIB_PAGES, 15 * MIB_PAGES);		/* at the target */
 	round_of(&run, &slog, 16 * MIB_PAGES, 0);
 	text = capture_end();
-	if (count(text, "nothing more came off") != 3)
-		fail_msg("expected three stuck lines, got:\n%s", text);
+	/* The last stuck round starts a stuck stretch again within the
+	 * reclaiming spell, 0.2 s after the last said: debug (issue 31: a
+	 * stream's rounds that take nothing, then something, must not
+	 * alternate at info).
+	 */
+	if (count(text, "nothing more came off") != 2)
+		fail_msg("expected two stuck lines, got:\n%s", text);
 	assert_non_null(strstr(text, "target 2.0Mi; 2999 more rounds like it since the last message (0B reclaimed in them)\n"));
 	assert_non_null(strstr(text, "scope path:/srv: 1 more round took nothing more after the last message (0B reclaimed in them)\n"));
-	assert_int_equal(count(text, "reclaimed 15Mi in 1 step"), 1);
-	assert_int_equal(count(text, "said again when this changes"), 2);
+	/* Within the spell the stuck rounds started: at debug (issue 31). */
+	assert_int_equal(count(text, "reclaimed 15Mi in 1 step"), 0);
+	assert_int_equal(count(text, "in the last 5 min: fadvise reclaimed 0B in 3000 rounds (3000 steps, 0.0 ms); unmapped 16Mi to 16Mi before them, target 2.0Mi\n"), 1);
+	assert_int_equal(count(text, "said again when this changes"), 1);
+	free(text);
+}
+
+/* One idle round (below the trigger), then @usec pass. */
+static void idle_round(struct upcc_scope_run *run, struct upcd_scope_log *slog, uint64_t unmapped,
+		       uint64_t usec)
+{
+	struct upcd_round_log log = { .page_size = PAGE };
+	struct upcc_round_report report = { .steps = 1, .end = UPCC_ROUND_IDLE };
+
+	upcd_round_log_begin(&log, slog);
+	report.last.outcome = UPCC_STEP_IDLE;
+	report.last.unmapped_before = unmapped;
+	upcd_log_round_step(run, &report.last, &log);
+	upcd_log_round(&log, run, &report);
+	fake_now += usec;
+}
+
+/* A dry round (dry run) of a scope at @unmapped, then a second passes. */
+static void dry_round(struct upcc_scope_run *run, struct upcd_scope_log *slog, uint64_t unmapped)
+{
+	struct upcd_round_log log = { .page_size = PAGE };
+	struct upcc_round_report report = { .steps = 1, .end = UPCC_ROUND_STOPPED };
+
+	upcd_round_log_begin(&log, slog);
+	report.last.outcome = UPCC_STEP_DRY_RUN;
+	report.last.unmapped_before = unmapped;
+	report.last.requested_pages = MIB_PAGES;
+	upcd_log_round_step(run, &report.last, &log);
+	upcd_log_round(&log, run, &report);
+	fake_now += SECOND;
+}
+
+/*
+ * Issue 31 item 7: a streaming reader makes a round that acts every
+ * second (47 INFO lines in 48 s in the operator's review).  The spell's
+ * first round is said at INFO, then a summary every 5 minutes; 5 quiet
+ * minutes end it, and the next round that acts is news again.
+ */
+static void test_stream_summarised(void **state)
+{
+	struct upcd_scope_log slog = { 0 };
+	struct upcc_scope_run run;
+	char *text;
+
+	(void)state;
+	make_run(&run);
+	fake_now = 1000 * SECOND;
+	capture_begin();
+	for (int i = 0; i < 660; i++) {		/* 11 min: a round that acts, one idle */
+		round_of(&run, &slog, 10 * MIB_PAGES, 8 * MIB_PAGES);
+		idle_round(&run, &slog, 3 * MIB_PAGES, SECOND - SECOND / 10);
+	}
+	for (int i = 0; i < 301; i++)		/* 5 min at the target */
+		idle_round(&run, &slog, 2 * MIB_PAGES, SECOND);
+	round_of(&run, &slog, 12 * MIB_PAGES, 10 * MIB_PAGES);
+	text = capture_end();
+	if (count(text, "\n") != 6)
+		fail_msg("expected 6 lines, got:\n%s", text);
+	assert_int_equal(count(text, "reclaimed 8.0Mi in 1 step"), 1);
+	assert_int_equal(count(text, "scope path:/srv: in the last 5 min: fadvise reclaimed 2.3Gi in 300 rounds (300 steps, 0.0 ms); unmapped 10Mi to 10Mi before them, target 2.0Mi\n"), 2);
+	/* The spell's end: its rounds since the last summary, up to its last. */
+	assert_int_equal(count(text, "scope path:/srv: in the last 59 s: fadvise reclaimed 472Mi in 59 rounds"), 1);
+	assert_int_equal(count(text, "scope path:/srv: reclaiming spell over: no round acted for 5 min\n"), 1);
+	assert_int_equal(count(text, "reclaimed 10Mi in 1 step"), 1);
+	free(text);
+}
+
+/* A stream whose rounds take something, then nothing (a file still being
+ * written), for 2 minutes: the first stuck line at info, not one each time.
+ */
+static void test_stuck_flapping_in_a_spell(void **state)
+{
+	struct upcd_scope_log slog = { 0 };
+	struct upcc_scope_run run;
+	char *text;
+
+	(void)state;
+	make_run(&run);
+	fake_now = 1000 * SECOND;
+	capture_begin();
+	for (int i = 0; i < 600; i++) {
+		round_of(&run, &slog, 16 * MIB_PAGES, 14 * MIB_PAGES);
+		round_of(&run, &slog, 16 * MIB_PAGES, 0);
+	}
+	text = capture_end();
+	if (count(text, "\n") != 2)
+		fail_msg("expected 2 lines, got:\n%s", text);
+	assert_int_equal(count(text, "reclaimed 14Mi in 1 step"), 1);
+	assert_int_equal(count(text, "nothing more came off"), 1);
+	free(text);
+}
+
+/* A dry run above the trigger decides every round: said once, then summed. */
+static void test_dry_run_summarised(void **state)
+{
+	struct upcd_scope_log slog = { 0 };
+	struct upcc_scope_run run;
+	char *text;
+
+	(void)state;
+	make_run(&run);
+	fake_now = 1000 * SECOND;
+	capture_begin();
+	for (int i = 0; i < 301; i++)
+		dry_round(&run, &slog, 10 * MIB_PAGES);
+	text = capture_end();
+	if (count(text, "\n") != 2)
+		fail_msg("expected 2 lines, got:\n%s", text);
+	assert_int_equal(count(text, "dry run: would have fadvise reclaim 8.0Mi"), 1);
+	assert_int_equal(count(text, "scope path:/srv: dry run, in the last 5 min: 300 rounds would have had fadvise reclaim 2.3Gi in all; unmapped 10Mi to 10Mi before them, target 2.0Mi\n"), 1);
 	free(text);
 }
 
@@ -219,6 +338,9 @@ int main(void)
 		cmocka_unit_test(test_stuck_scope_said_once),
 		cmocka_unit_test(test_stuck_scope_said_on_change),
 		cmocka_unit_test(test_stuck_scope_heartbeat_and_end),
+		cmocka_unit_test(test_stream_summarised),
+		cmocka_unit_test(test_dry_run_summarised),
+		cmocka_unit_test(test_stuck_flapping_in_a_spell),
 	};
 
 	upcc_log_init("upcd", false);
