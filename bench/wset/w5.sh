@@ -27,7 +27,8 @@
 # the end, the control's CPU (utime+stime over the runs).
 #
 # Env: W5_SCALE (30), W5_SECONDS (30), W5_WARM (20), W5_CLIENTS, W5_SKEW
-# (bench/pg/w5.sh), TARGET (32M), TRIGGER (64M), W5_EVICT_EVERY (10).
+# (bench/pg/w5.sh), TARGET (32M), TRIGGER (64M), W5_EVICT_EVERY (10),
+# W5_ROWS (none before upcd evict: the rows run, none first).
 # Needs root (loop device, mount); installs postgresql-15 if missing.
 # Touches only what it makes.
 set -eu
@@ -125,7 +126,7 @@ printf '\n%-10s %-24s %-7s %-21s %-24s %-12s %s\n' row "TPS median (min-max)" ra
 	"scope cache mean/peak" "pg reads asked / disk" "relfiles end" "control CPU"
 base_tps=
 hot_mib=
-for row in none before upcd evict; do
+for row in ${W5_ROWS:-none before upcd evict}; do
 	"$LOAD" evict "$mnt"
 	"$PG" start "$data"
 	start_control "$row"

@@ -18,7 +18,10 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "core/resolve.h"
+#include "core/size.h"
 #include "inventory/inventory.h"
 #include "lib/pace.h"
 #include "sys/residency.h"
@@ -224,9 +227,31 @@ static bool walked_for_loss(const struct upcc_inventory *inv)
 	return inv->walk_why >= UPCC_INV_WALK_INTERRUPTED;
 }
 
-static int refresh(struct fadvise_state *state, uint64_t round)
+/*
+ * What the scope may hold (core/wset.h): its target plus the working set
+ * cap, resolved against the scope's memory as the last sample measured it
+ * (the machine's, before one did).  The refresh judges refaults by it.
+ */
+static uint64_t wset_hold_pages(const struct upcc_inventory *inv, const struct upcc_scope *scope)
 {
-	int err = upcc_inventory_refresh(&state->inv);
+	struct upcc_sample sample = { .total_pages = inv->total_pages };
+	struct upcc_policy policy;
+
+	if (!sample.total_pages) {
+		long pages = sysconf(_SC_PHYS_PAGES);
+
+		sample.total_pages = pages > 0 ? (uint64_t)pages : 0;
+	}
+	policy = upcc_policy_resolve(&scope->config, &sample, upcc_page_size());
+	return upcc_wset_hold(&policy);
+}
+
+static int refresh(struct fadvise_state *state, const struct upcc_scope *scope, uint64_t round)
+{
+	int err;
+
+	state->inv.wset_hold_pages = wset_hold_pages(&state->inv, scope);
+	err = upcc_inventory_refresh(&state->inv);
 
 	state->refreshed_usec = err ? 0 : upcc_monotonic_usec();
 	state->refreshed_round = round;
@@ -253,10 +278,16 @@ static int fadvise_sample(struct upcc_backend *backend, const struct upcc_scope 
 	 */
 	if (refreshed_recently(state, round)) {
 		err = upcc_inventory_tick_sample(&state->inv, sample);
+		/* Too dear a tick (a large tree without fanotify): the
+		 * refresh's totals, less what was dropped since, rather
+		 * than a walk of the whole tree per step.
+		 */
+		if (err == -EOPNOTSUPP)
+			err = upcc_inventory_sample(&state->inv, sample);
 		state->refreshed_by_sample = !err;
 		return err;
 	}
-	err = refresh(state, round);
+	err = refresh(state, scope, round);
 	/* Even where the sample must come from a walk, the reclaim may use this. */
 	state->refreshed_by_sample = !err;
 	if (err)
@@ -325,7 +356,7 @@ static int fadvise_reclaim(struct upcc_backend *backend, const struct upcc_scope
 	 * round were 18 refreshes).
 	 */
 	if (!state->refreshed_by_sample && !refreshed_recently(state, round))
-		err = refresh(state, round);
+		err = refresh(state, scope, round);
 	state->refreshed_by_sample = false;
 	if (!state->refresh_noted)	/* else said at this refresh's first step */
 		note_refresh(inv, err, result);

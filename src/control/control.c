@@ -187,6 +187,23 @@ static int take_tick_sample(struct upcc_scope_run *run, upcc_sample_fn sample_fn
 	return sample_fn(&run->scope, sample);
 }
 
+/*
+ * Is the scope still as the last round left it, stuck (nothing more came
+ * off, a refusal)?  A tick would only refresh again for nothing, unless
+ * the scope grew by the target's worth or more since: new cache came in
+ * (a stream past a working set held at the effective target), which the
+ * next round may take, and waiting for the interval's would let a 64 MiB/s
+ * stream add 64 MiB a second.
+ */
+static bool still_stuck(const struct upcc_scope_state *state, const struct upcc_sample *sample)
+{
+	uint64_t grown = sample->unmapped_pages > state->stuck_unmapped_pages ?
+			 sample->unmapped_pages - state->stuck_unmapped_pages : 0;
+
+	return state->tick_blocked && (!state->policy.target_pages ||
+				       grown < state->policy.target_pages);
+}
+
 int upcc_control_tick(struct upcc_scope_run *run, upcc_sample_fn sample_fn, uint64_t page_size,
 		      uint64_t interval_usec, const struct upcc_round_limits *limits,
 		      struct upcc_tick_report *report)
@@ -223,7 +240,7 @@ int upcc_control_tick(struct upcc_scope_run *run, upcc_sample_fn sample_fn, uint
 			if (due && sample.unchanged &&
 			    (state->tick_blocked || !upcc_should_wake(&aim, sample.unmapped_pages)))
 				return 0;
-			if (!due && (state->tick_blocked ||
+			if (!due && (still_stuck(state, &sample) ||
 				     !upcc_should_wake(&aim, sample.unmapped_pages)))
 				return 0;
 			if (!due) {
@@ -243,5 +260,6 @@ int upcc_control_tick(struct upcc_scope_run *run, upcc_sample_fn sample_fn, uint
 	 */
 	state->tick_blocked = err || report->round_report.end == UPCC_ROUND_NO_PROGRESS ||
 			      report->round_report.end == UPCC_ROUND_STOPPED;
+	state->stuck_unmapped_pages = report->round_report.last.unmapped_before;
 	return err;
 }

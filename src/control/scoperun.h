@@ -58,7 +58,9 @@ struct upcc_scope_state {
 	uint64_t last_round_usec;	/* monotonic; 0 = never */
 	bool round_pending;		/* the last round ran out of time: go on */
 	bool tick_blocked;		/* the last round could not reach the target:
-					 * no tick round before the interval's */
+					 * no tick round before the interval's ... */
+	uint64_t stuck_unmapped_pages;	/* ... unless the scope grew a target's worth
+					 * past what that round left */
 };
 
 /* A scope as the daemon runs it: the scope, its state, the backend acting on it. */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "wset.h"
 #include "lib/readtext.h"
 
 #define MAX_LINE_LEN	8192
@@ -22,7 +23,7 @@ static const char *const backend_names[] = {
 /* Keys a scope may set at most once; the bit records that it was set. */
 enum scope_key {
 	KEY_TYPE, KEY_PATH, KEY_NODE, KEY_TARGET, KEY_TRIGGER, KEY_STEP_SHIFT,
-	KEY_MAX_STEP, KEY_BACKEND, KEY_CROSS_MOUNTS, KEY_EXCLUDE, NR_SCOPE_KEYS,
+	KEY_MAX_STEP, KEY_BACKEND, KEY_CROSS_MOUNTS, KEY_EXCLUDE, KEY_WSET_CAP, NR_SCOPE_KEYS,
 };
 
 static const char *const scope_key_names[NR_SCOPE_KEYS] = {
@@ -30,7 +31,7 @@ static const char *const scope_key_names[NR_SCOPE_KEYS] = {
 	[KEY_TARGET] = "target", [KEY_TRIGGER] = "trigger",
 	[KEY_STEP_SHIFT] = "step_shift", [KEY_MAX_STEP] = "max_step",
 	[KEY_BACKEND] = "backend", [KEY_CROSS_MOUNTS] = "cross_mounts",
-	[KEY_EXCLUDE] = "exclude",
+	[KEY_EXCLUDE] = "exclude", [KEY_WSET_CAP] = "working_set_cap",
 };
 
 enum daemon_key {
@@ -111,6 +112,9 @@ void upcc_scope_config_default(struct upcc_scope_config *scope_config)
 	scope_config->trigger.unit = UPCC_AMOUNT_PAGES;
 	scope_config->step_shift = UPCC_RECLAIM_STEP_SHIFT;
 	scope_config->max_step.unit = UPCC_AMOUNT_PAGES;
+	scope_config->wset_cap_is_ratio = true;
+	scope_config->wset_cap_ratio = UPCC_WSET_DEFAULT_CAP_RATIO;
+	scope_config->wset_cap.unit = UPCC_AMOUNT_PAGES;
 }
 
 void upcc_config_init(struct upcc_config *config)
@@ -513,6 +517,12 @@ static int scope_key_value(struct parse_state *state, int key, const char *value
 		if (upcc_amount_parse(value, &scope_config->max_step))
 			return fail(state, state->line_no,
 				    "max_step \"%s\": expected pages, bytes or percent (0 = no cap)",
+				    value);
+		return 0;
+	case KEY_WSET_CAP:
+		if (upcc_parse_wset_cap(value, scope_config))
+			return fail(state, state->line_no,
+				    "working_set_cap \"%s\": expected a multiple of the target (4x, 0x: none), pages, bytes or percent",
 				    value);
 		return 0;
 	case KEY_BACKEND:

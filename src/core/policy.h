@@ -27,6 +27,7 @@ struct upcc_policy {
 	uint64_t target_pages;	/* min_unmapped_pages: reclaim down to this */
 	uint64_t trigger_pages;	/* start reclaiming above this */
 	unsigned int step_shift; /* each step asks for (excess >> step_shift) */
+	uint64_t wset_cap_pages;	/* the working set's raise at most (wset.h) */
 };
 
 /* What a scope's control loop remembers between samples: like kswapd, it is

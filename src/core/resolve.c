@@ -23,6 +23,12 @@ struct upcc_policy upcc_policy_resolve(const struct upcc_scope_config *scope_con
 	if (policy.trigger_pages < policy.target_pages)
 		policy.trigger_pages = policy.target_pages;
 	policy.step_shift = scope_config->step_shift;
+	if (scope_config->wset_cap_is_ratio)
+		policy.wset_cap_pages = upcc_mul_saturating(policy.target_pages,
+							    scope_config->wset_cap_ratio);
+	else
+		policy.wset_cap_pages = upcc_amount_pages(&scope_config->wset_cap,
+							  sample->total_pages, page_size);
 	return policy;
 }
 
@@ -42,8 +48,8 @@ struct upcc_policy upcc_plan_aim(const struct upcc_policy *policy,
 {
 	struct upcc_policy aim = *policy;
 
-	aim.target_pages = upcc_wset_update(wset, policy->target_pages, sample->hot_pages,
-					    sample->hot_in_use, now_usec);
+	aim.target_pages = upcc_wset_update(wset, policy->target_pages, policy->wset_cap_pages,
+					    sample->hot_pages, sample->hot_in_use, now_usec);
 	if (aim.trigger_pages < aim.target_pages)
 		aim.trigger_pages = aim.target_pages;
 	return aim;
@@ -60,4 +66,11 @@ struct upcc_plan upcc_plan_step(const struct upcc_scope_config *scope_config,
 	plan.step = upcc_decide(&plan.aim, phase, sample->unmapped_pages);
 	plan.step = upcc_step_cap(scope_config, plan.step, sample->total_pages, page_size);
 	return plan;
+}
+
+uint64_t upcc_wset_hold(const struct upcc_policy *policy)
+{
+	if (policy->target_pages > UINT64_MAX - policy->wset_cap_pages)
+		return UINT64_MAX;
+	return policy->target_pages + policy->wset_cap_pages;
 }

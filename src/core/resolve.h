@@ -50,4 +50,7 @@ struct upcc_plan upcc_plan_step(const struct upcc_scope_config *scope_config,
 				const struct upcc_sample *sample, enum upcc_phase *phase,
 				struct upcc_wset *wset, uint64_t now_usec, uint64_t page_size);
 
+/* What the scope may hold (wset.h): its target plus the working set cap. */
+uint64_t upcc_wset_hold(const struct upcc_policy *policy);
+
 #endif /* UPCC_RESOLVE_H */

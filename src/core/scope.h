@@ -39,6 +39,8 @@ struct upcc_sample {
 	/* Working set (wset.h), where the backend measures it (fadvise). */
 	uint64_t hot_pages;		/* cached pages of files protected: they refaulted */
 	uint64_t refaulted_pages;	/* dropped pages that came back since the last sample */
+	uint64_t hot_items;		/* the files and ranges hot_pages is of */
+	uint64_t unheld_pages;		/* working set past what the scope may hold */
 	bool hot_in_use;		/* a protected file refaulted or was read again */
 	bool unchanged;			/* tick sample: nothing opened, read or grown since
 					 * the last refresh (a refresh would find the same) */
@@ -52,6 +54,10 @@ struct upcc_scope_config {
 	unsigned int trigger_ratio;	/* the N of "Nx"; default 16 */
 	unsigned int step_shift;	/* default 3: ask for excess >> 3 */
 	struct upcc_amount max_step;	/* cap per step; value 0 = none */
+	/* The working set's raise above the target at most (wset.h). */
+	struct upcc_amount wset_cap;	/* default: 4 x target */
+	bool wset_cap_is_ratio;		/* given as "Nx" of target */
+	unsigned int wset_cap_ratio;	/* the N of "Nx"; default 4, 0 = no raise */
 };
 
 /*

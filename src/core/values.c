@@ -62,28 +62,58 @@ int upcc_parse_target(const char *text, struct upcc_scope_config *scope_config)
 	return upcc_amount_parse(text, &scope_config->target);
 }
 
-/* "16x" (a multiple of the target, as UNMAPPED_PAGE_RATIO) or an amount. */
-int upcc_parse_trigger(const char *text, struct upcc_scope_config *scope_config)
+/* "Nx": *@ratio is N, @min..1000000.  -EINVAL if not that form, or out of range. */
+static int parse_ratio(const char *text, unsigned long min, unsigned int *ratio)
+{
+	size_t len = strlen(text);
+	unsigned long n;
+	char *end;
+
+	if (len < 2 || (text[len - 1] != 'x' && text[len - 1] != 'X') ||
+	    !isdigit((unsigned char)text[0]))
+		return -EINVAL;
+	errno = 0;
+	n = strtoul(text, &end, 10);
+	if (errno || end != text + len - 1 || n < min || n > 1000000)
+		return -EINVAL;
+	*ratio = (unsigned int)n;
+	return 0;
+}
+
+/* Does @text end in "x" (a ratio, right or wrong)? */
+static bool is_ratio(const char *text)
 {
 	size_t len = strlen(text);
 
-	if (len >= 2 && (text[len - 1] == 'x' || text[len - 1] == 'X')) {
-		unsigned long ratio;
-		char *end;
+	return len >= 1 && (text[len - 1] == 'x' || text[len - 1] == 'X');
+}
 
-		if (!isdigit((unsigned char)text[0]))
-			return -EINVAL;
-		errno = 0;
-		ratio = strtoul(text, &end, 10);
-		if (errno || end != text + len - 1 || ratio < 1 || ratio > 1000000)
+/* "16x" (a multiple of the target, as UNMAPPED_PAGE_RATIO) or an amount. */
+int upcc_parse_trigger(const char *text, struct upcc_scope_config *scope_config)
+{
+	if (is_ratio(text)) {
+		if (parse_ratio(text, 1, &scope_config->trigger_ratio))
 			return -EINVAL;
 		scope_config->trigger_is_ratio = true;
-		scope_config->trigger_ratio = (unsigned int)ratio;
 		return 0;
 	}
 	if (upcc_amount_parse(text, &scope_config->trigger))
 		return -EINVAL;
 	scope_config->trigger_is_ratio = false;
+	return 0;
+}
+
+int upcc_parse_wset_cap(const char *text, struct upcc_scope_config *scope_config)
+{
+	if (is_ratio(text)) {
+		if (parse_ratio(text, 0, &scope_config->wset_cap_ratio))
+			return -EINVAL;
+		scope_config->wset_cap_is_ratio = true;
+		return 0;
+	}
+	if (upcc_amount_parse(text, &scope_config->wset_cap))
+		return -EINVAL;
+	scope_config->wset_cap_is_ratio = false;
 	return 0;
 }
 

@@ -15,6 +15,8 @@
 /* 0 or -EINVAL. */
 int upcc_parse_interval_ms(const char *text, uint64_t *interval_ms);
 int upcc_parse_trigger(const char *text, struct upcc_scope_config *scope_config);
+/* "4x" (a multiple of the target, 0x: no raise) or an amount. */
+int upcc_parse_wset_cap(const char *text, struct upcc_scope_config *scope_config);
 int upcc_parse_target(const char *text, struct upcc_scope_config *scope_config);
 int upcc_parse_bool(const char *text, bool *value);
 

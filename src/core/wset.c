@@ -1,8 +1,66 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * wset.c - the effective target; see wset.h.
+ * wset.c - the working set judged by refault distance, and the effective
+ * target; see wset.h.
  */
+#include <stdlib.h>
+
 #include "wset.h"
+
+enum upcc_wset_verdict upcc_wset_judge(struct upcc_wset_drop *d, uint64_t dropped_pages,
+				       uint64_t back_pages, const struct upcc_wset_now *now,
+				       uint64_t *distance)
+{
+	uint64_t since = now->inflow_pages > d->inflow_at_drop ?
+			 now->inflow_pages - d->inflow_at_drop : 0;
+
+	if (upcc_wset_came_back(back_pages, dropped_pages)) {
+		/* The last look that found it not back bounds the distance
+		 * from below: it came back after that much inflow at least.
+		 */
+		uint64_t dist = d->inflow_not_back - d->inflow_at_drop;
+
+		if (dist > now->hold_pages)
+			return UPCC_WSET_NOT_WORKING_SET;
+		*distance = dist;
+		return UPCC_WSET_WORKING_SET;
+	}
+	/* More came in since the drop than the scope may hold: had it been
+	 * kept, it would have been the first to go.  Nothing to wait for.
+	 */
+	if (since > now->hold_pages || now->usec - d->usec >= UPCC_WSET_WATCH_USEC)
+		return UPCC_WSET_NOT_WORKING_SET;
+	d->inflow_not_back = now->inflow_pages;
+	return UPCC_WSET_WATCHING;
+}
+
+/* Shortest refault distance first; on a tie the smaller first. */
+static int compare_items(const void *a, const void *b)
+{
+	const struct upcc_wset_item *x = a, *y = b;
+
+	if (x->distance != y->distance)
+		return x->distance < y->distance ? -1 : 1;
+	if (x->pages != y->pages)
+		return x->pages < y->pages ? -1 : 1;
+	return 0;
+}
+
+uint64_t upcc_wset_keep(struct upcc_wset_item *items, size_t nr, uint64_t hold_pages)
+{
+	uint64_t held = 0;
+	bool full = false;
+
+	qsort(items, nr, sizeof(*items), compare_items);
+	for (size_t i = 0; i < nr; i++) {
+		/* A prefix: a longer distance is never held over a shorter. */
+		full = full || items[i].pages > hold_pages - held;
+		items[i].keep = !full;
+		if (!full)
+			held += items[i].pages;
+	}
+	return held;
+}
 
 static uint64_t decayed(const struct upcc_wset *w, uint64_t now_usec)
 {
@@ -15,21 +73,27 @@ static uint64_t decayed(const struct upcc_wset *w, uint64_t now_usec)
 			  (double)(UPCC_WSET_DECAY_USEC - age) / (double)UPCC_WSET_DECAY_USEC);
 }
 
-uint64_t upcc_wset_update(struct upcc_wset *w, uint64_t target_pages, uint64_t hot_pages,
-			  bool in_use, uint64_t now_usec)
+uint64_t upcc_wset_update(struct upcc_wset *w, uint64_t target_pages, uint64_t cap_pages,
+			  uint64_t hot_pages, bool in_use, uint64_t now_usec)
 {
 	uint64_t want = 0, left;
 
 	w->refault_pages = hot_pages;
+	w->cap_pages = cap_pages;
 	w->in_use = in_use && hot_pages > 0;
+	w->capped = false;
 	/* Only a set in use, and bigger than the target, raises it: one that
 	 * fits is kept by protecting its files, the target unchanged.
 	 */
 	if (w->in_use && hot_pages > target_pages)
 		want = hot_pages - target_pages;
-	if (want > hot_pages)
-		want = hot_pages;	/* at most target + the refaulting set */
+	if (want > cap_pages) {
+		want = cap_pages;
+		w->capped = true;
+	}
 	left = decayed(w, now_usec);
+	if (left > cap_pages)
+		left = cap_pages;	/* a cap lowered by a reload holds at once */
 	if (want && want >= left) {
 		w->peak_pages = want;
 		w->peak_usec = now_usec;
@@ -48,5 +112,7 @@ const char *upcc_wset_reason(const struct upcc_wset *w)
 {
 	if (!w->raise_pages)
 		return "target";
-	return w->in_use ? "working set in use" : "working set decaying";
+	if (!w->in_use)
+		return "working set decaying";
+	return w->capped ? "working set in use, capped" : "working set in use";
 }

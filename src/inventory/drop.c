@@ -52,18 +52,20 @@ static uint64_t readahead_pages(void)
 
 /*
  * Where a file still being read is dropped up to.  A stream (its cache
- * one run, ending short of the file's end: a reader going through it)
- * keeps a window of twice the readahead at its reader, whatever the file's
- * size: half of what it read, as any other reader keeps, would hold
- * 50 GiB of a 100 GiB image being backed up.  Another reader (random, or
- * one whose cache reached the end) keeps the upper half of its cache,
- * where its read in progress and the readahead it had not consumed are.
+ * one run ending where the reader is, short of the file's end or at it:
+ * a reader going through it, or one that just got to its end) keeps a
+ * window of twice the readahead at its reader, whatever the file's size:
+ * half of what it read, as any other reader keeps, would hold 50 GiB of a
+ * 100 GiB image being backed up, and half of every file a backup just
+ * finished.  Another reader (random: its cache in pieces) keeps the upper
+ * half of its cache, where its read in progress and the readahead it had
+ * not consumed are.
  */
-static uint64_t reader_keep_end(uint64_t end_page, uint64_t run_start, bool short_of_eof)
+static uint64_t reader_keep_end(uint64_t end_page, uint64_t run_start)
 {
 	uint64_t window = 2 * readahead_pages();
 
-	if (short_of_eof && end_page - run_start > window)
+	if (end_page - run_start > window)
 		return end_page - window;
 	return behind_reader_end(end_page);
 }
@@ -124,13 +126,29 @@ static void note_drop(struct upcc_inventory *inv, struct upcc_inventory_entry *e
 
 	if (e->drop_scan == inv->scan && watch > e->drop_watch_pages)
 		watch = e->drop_watch_pages;
+	struct upcc_wset_now now = upcc_inventory_wset_now(inv);
+
 	if (watch && upcc_residency_range(fd, st, 0, watch, &left))
 		watch = 0;
-	e->drop_usec = upcc_monotonic_usec();
+	upcc_wset_drop_start(&e->drop, &now);
 	e->drop_watch_pages = watch;
 	e->drop_pages = watch ? dropped : 0;
 	e->drop_left_pages = left;
 	e->drop_scan = inv->scan;
+}
+
+/*
+ * The refresh's totals less what a drop took: what a refresh that does
+ * not walk (a paced one, inventory.h) reports is the last walk's, so what
+ * upcd dropped since must not be counted again.
+ */
+static void take_from_totals(struct upcc_inventory *inv, const struct upcc_evict_result *result)
+{
+	uint64_t took = result->before_pages > result->after_pages ?
+			result->before_pages - result->after_pages : 0;
+	struct upcc_residency_sum *sum = &inv->last.sum;
+
+	sum->cached_pages = sum->cached_pages > took ? sum->cached_pages - took : 0;
 }
 
 /*
@@ -143,6 +161,7 @@ static int evict_ranges(struct upcc_inventory *inv, struct upcc_inventory_entry 
 	struct upcc_ranges *ranges = upcc_ranges_resize(entry->ranges,
 							upcc_residency_file_pages(st));
 	struct upcc_residency res;
+	struct upcc_wset_now now;
 	uint64_t dropped;
 	int err;
 
@@ -152,12 +171,19 @@ static int evict_ranges(struct upcc_inventory *inv, struct upcc_inventory_entry 
 	err = upcc_evict_begin(fd, st, &inv->mapped, &res, result);
 	if (err <= 0)
 		return err;
-	err = upcc_ranges_evict(ranges, fd, st, limit_pages, upcc_monotonic_usec(), &dropped);
-	if (!err && dropped)
-		err = upcc_residency_fd(fd, st, &res);
+	upcc_inv_count_inflow(inv, entry, res.cached_pages);
+	now = upcc_inventory_wset_now(inv);
+	err = upcc_ranges_evict(ranges, fd, st, limit_pages, &now, &dropped);
 	if (err)
 		return err;
-	result->after_pages = entry->cached_pages = res.cached_pages;
+	/* What the ranges' own measures say is gone, not a measure of the
+	 * whole file again (it costs what the ranges' look did): a page read
+	 * in meanwhile is the next measure's to see.
+	 */
+	result->after_pages = entry->cached_pages =
+		res.cached_pages > dropped ? res.cached_pages - dropped : 0;
+	upcc_inv_count_inflow(inv, entry, res.cached_pages);
+	take_from_totals(inv, result);
 	return 0;
 }
 
@@ -189,8 +215,10 @@ int upcc_inventory_evict(struct upcc_inventory *inv, struct upcc_inventory_entry
 		end_page = 0;
 	file_pages = upcc_residency_file_pages(&st);
 	short_of_eof = end_page && end_page < file_pages;
-	if (short_of_eof && upcc_residency_run_start(fd, &st, end_page, &run_start))
-		run_start = 0;
+	/* A reader that got to the end is looked for as one on its way. */
+	if ((short_of_eof || (entry->active && end_page)) &&
+	    upcc_residency_run_start(fd, &st, end_page, &run_start))
+		run_start = short_of_eof ? 0 : end_page;
 	/* A file growing (a reader going through it) loses what is behind
 	 * its reader, not the readahead ahead of it, and only once it holds
 	 * twice that much: a drop near its reader would come back and make a
@@ -202,7 +230,7 @@ int upcc_inventory_evict(struct upcc_inventory *inv, struct upcc_inventory_entry
 		err = upcc_evict_fd_head(fd, &st, &inv->mapped, limit_pages, 0, result);
 	else if (entry->active)
 		err = upcc_evict_fd_head(fd, &st, &inv->mapped, limit_pages,
-					 reader_keep_end(end_page, run_start, short_of_eof), result);
+					 reader_keep_end(end_page, run_start), result);
 	else if (short_of_eof)
 		err = upcc_evict_fd_head(fd, &st, &inv->mapped, limit_pages, end_page, result);
 	else
@@ -213,12 +241,19 @@ int upcc_inventory_evict(struct upcc_inventory *inv, struct upcc_inventory_entry
 	if (!err && result->before_pages == entry->drop_after_pages)
 		run_start = end_page;
 	watch = refault_watch_end(end_page, run_start, file_pages);
+	/* What came in since the last measure, then what the drop took. */
+	if (!err) {
+		upcc_inv_count_inflow(inv, entry, result->before_pages);
+		upcc_inv_count_inflow(inv, entry, result->after_pages);
+	}
 	if (!err && result->before_pages > result->after_pages) {
 		note_drop(inv, entry, fd, &st, watch, result->before_pages - result->after_pages);
 		entry->drop_after_pages = result->after_pages;
 	}
 	close(fd);
-	if (!err)
+	if (!err) {
 		entry->cached_pages = result->after_pages;
+		take_from_totals(inv, result);
+	}
 	return err;
 }

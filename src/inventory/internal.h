@@ -25,6 +25,13 @@
  */
 uint32_t upcc_inv_index(const struct upcc_inventory *inv, dev_t dev, ino_t ino);
 
+/* The scope's inflow (core/wset.h) counts what @e gained: it holds @cached
+ * pages now.  Every measure of a file counts it: the refresh's, the tick's,
+ * the eviction's.
+ */
+void upcc_inv_count_inflow(struct upcc_inventory *inv, struct upcc_inventory_entry *e,
+			   uint64_t cached);
+
 /* The refresh records each file it measured in the table. */
 int upcc_inv_note_entry(struct upcc_inventory *inv, dev_t dev, ino_t ino, const char *path,
 			const struct upcc_residency *res, int64_t atime_sec, bool mapped,
@@ -61,6 +68,9 @@ int upcc_inv_follow_path_root(struct upcc_inventory *inv);
 /* The working set's pages, summed by the refresh and by the tick. */
 uint64_t upcc_inv_entry_hot_pages(const struct upcc_inventory_entry *e, uint64_t cached,
 				  uint64_t now_usec);
+
+/* How many pieces (a file, or each hot range of a large one) of it @e is. */
+uint64_t upcc_inv_entry_hot_items(const struct upcc_inventory_entry *e, uint64_t now_usec);
 
 /* Whether the working set is in use, told by the refresh and by the tick. */
 bool upcc_inv_hot_in_use(const struct upcc_inventory *inv, uint64_t now_usec);

@@ -11,6 +11,7 @@
 #endif
 #include "inventory.h"
 #include "internal.h"
+#include "lib/clock.h"
 #include "lib/hooks.h"
 #include "lib/text.h"
 
@@ -86,6 +87,7 @@ static int inventory_alloc(struct upcc_inventory *inv, size_t capacity)
 	if (capacity > (1u << 30))
 		return -EINVAL;
 	inv->capacity = capacity;
+	inv->wset_hold_pages = UINT64_MAX;	/* no bound known before the caller's */
 	inv->nr_slots = 1;
 	while (inv->nr_slots < 2 * capacity)
 		inv->nr_slots <<= 1;
@@ -440,6 +442,28 @@ static int add_entry(struct upcc_inventory *inv, dev_t dev, ino_t ino, const cha
 /* @keep_empty: a file just opened (fanotify) is kept with no cache yet, so
  * that the sampling tick sees a stream read into it before it is closed.
  */
+/*
+ * The scope's inflow: what @e gained since the inflow last counted it, now
+ * that it holds @cached pages.  A loss (a drop, the kernel's reclaim) only
+ * moves the base down, so that what is read back is counted again.  A lower
+ * bound (a page read and reclaimed between two measures is not seen), and
+ * the cheapest: every measure the inventory makes anyway counts.
+ */
+void upcc_inv_count_inflow(struct upcc_inventory *inv, struct upcc_inventory_entry *e,
+			   uint64_t cached)
+{
+	if (cached > e->inflow_seen_pages)
+		inv->inflow_pages += cached - e->inflow_seen_pages;
+	e->inflow_seen_pages = cached;
+}
+
+struct upcc_wset_now upcc_inventory_wset_now(const struct upcc_inventory *inv)
+{
+	return (struct upcc_wset_now){ .usec = upcc_monotonic_usec(),
+				       .inflow_pages = inv->inflow_pages,
+				       .hold_pages = inv->wset_hold_pages };
+}
+
 int upcc_inv_note_entry(struct upcc_inventory *inv, dev_t dev, ino_t ino, const char *path,
 			const struct upcc_residency *res, int64_t atime_sec, bool mapped,
 			bool keep_empty)
@@ -466,6 +490,7 @@ int upcc_inv_note_entry(struct upcc_inventory *inv, dev_t dev, ino_t ino, const 
 		if (err)
 			return err;
 	}
+	upcc_inv_count_inflow(inv, e, res->cached_pages);
 	e->cached_pages = res->cached_pages;
 	e->file_pages = res->file_pages;
 	e->atime_sec = atime_sec;
@@ -505,6 +530,19 @@ uint64_t upcc_inv_entry_hot_pages(const struct upcc_inventory_entry *e, uint64_t
 		return cached;
 	hot = e->ranges ? upcc_ranges_hot_pages(e->ranges, now_usec) : 0;
 	return hot < cached ? hot : cached;
+}
+
+uint64_t upcc_inv_entry_hot_items(const struct upcc_inventory_entry *e, uint64_t now_usec)
+{
+	uint64_t n = 0;
+
+	if (!upcc_inventory_entry_hot(e, now_usec))
+		return 0;
+	if (!upcc_ranges_apply(e->file_pages))
+		return 1;
+	for (uint64_t i = 0; e->ranges && i < e->ranges->nr; i++)
+		n += e->ranges->range[i].hot_until_usec > now_usec && e->ranges->range[i].cached;
+	return n;
 }
 
 /* Was @e named by an open event at most UPCC_INVENTORY_OPENED_KEEP_SCANS

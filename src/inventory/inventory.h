@@ -62,7 +62,11 @@ struct upcc_inventory_entry {
 	uint64_t drop_after_pages;	/* cached right after its last drop */
 	uint64_t hot_until_usec;	/* protected (refaulted) until then, monotonic */
 	uint32_t opened_scan;		/* a fanotify open event named it then */
-	uint64_t drop_usec;		/* when it was dropped, monotonic */
+	struct upcc_wset_drop drop;	/* when it was dropped, by both clocks */
+	uint64_t wset_distance;		/* its refault distance, when it proved hot */
+	uint64_t inflow_seen_pages;	/* its cache as last measured (refresh, tick or drop):
+					 * what the inflow last counted */
+	uint64_t tick_next_usec;	/* the tick measures it again from then on */
 	bool active;			/* grew at the last refresh, or an event since:
 					 * the tick measures it again */
 	/* A large file in use is judged range by range (ranges.h): its
@@ -78,11 +82,13 @@ struct upcc_inventory_entry {
  * refreshes.
  */
 #define UPCC_INVENTORY_REMEASURE_SCANS	8u
-/* A file's drop is watched for refaults for this many refreshes, and
- * UPCC_WSET_WATCH_USEC at most; a file that came back in them (wset.h) is
- * hot, never evicted for UPCC_WSET_HOT_USEC after its last refault or use.
+/* A file's drop is watched for refaults until more than the scope may
+ * hold came in since (core/wset.h), and this many refreshes and
+ * UPCC_WSET_WATCH_USEC at most; a file that came back in them at a refault
+ * distance within the hold is hot, never evicted for UPCC_WSET_HOT_USEC
+ * after its last refault or use.
  */
-#define UPCC_INVENTORY_DROP_WATCH_SCANS	8u
+#define UPCC_INVENTORY_DROP_WATCH_SCANS	64u
 /* A file still being read is dropped only below half of where its cache
  * ends (its reader and readahead are near the end), and only once it
  * holds twice this much (8 MiB).  In bytes, as readahead is sized
@@ -105,6 +111,8 @@ struct upcc_inventory_totals {
 	uint64_t hot_pages;		/* cached pages of protected (hot) files */
 	uint64_t refaulted_pages;	/* dropped pages found back this refresh */
 	uint64_t hot_files;
+	uint64_t hot_items;		/* files and ranges held as working set */
+	uint64_t unheld_pages;		/* working set past the hold: not protected */
 	bool hot_in_use;		/* a hot file refaulted or was used again */
 };
 
@@ -113,6 +121,31 @@ struct upcc_inventory_totals {
  * Roots whose filesystem could not be marked are walked every refresh.
  */
 #define UPCC_INVENTORY_REWALK_EVERY	64u
+
+/* Without fanotify (a path scope whose root is not a mount point) every
+ * refresh would walk the whole tree: 1-2 s of CPU a refresh at 200 000
+ * files.  Such walks are paced by what they cost: the next one waits
+ * until the last one's CPU time is at most 1/UPCC_INVENTORY_WALK_PACE of
+ * the time since it began (0.5%, so that with the rounds between walks
+ * an idle scope stays under 1% of a core), and
+ * UPCC_INVENTORY_WALK_GAP_MAX_USEC at most.  A refresh in between does not walk: its totals are the last
+ * walk's less what upcd dropped since, and what was read in since is seen
+ * at the next walk.
+ */
+#define UPCC_INVENTORY_WALK_PACE	200u
+#define UPCC_INVENTORY_WALK_GAP_MAX_USEC (5ull * 60 * 1000 * 1000)
+/* A walk cheaper than this is not paced: at the default 1 s interval it
+ * costs 1% of a core at most, and a small tree is seen at every refresh.
+ */
+#define UPCC_INVENTORY_WALK_PACE_MIN_USEC (10ull * 1000)
+
+/* A measure costs in proportion to the file's cache (cachestat walks its
+ * pages), and the tick runs ten times a second: a file the tick measured
+ * is measured by it again only this long per MiB it holds later (a
+ * stream's 8 MiB window at every 100 ms tick, a database's 256 MiB of
+ * relation file about once a second, as the refresh does anyway).
+ */
+#define UPCC_INVENTORY_TICK_USEC_PER_MIB	4000u
 
 /* Without fanotify the tick measures every file of the table: it does
  * so only for a table this small (and then keeps uncached files in it).
@@ -126,8 +159,12 @@ struct upcc_inventory_totals {
  */
 #define UPCC_INVENTORY_DRAIN_EVENTS_PER_ENTRY	2u
 
-/* /proc/PID/maps of every process is read again at most this often. */
-#define UPCC_INVENTORY_MAPPED_RELOAD_USEC	(2ull * 1000 * 1000)
+/* /proc/PID/maps of every process is read again at most this often: it
+ * was a fifth of upcd's CPU on W5 at every 2 s, and what it decides is
+ * small (DONTNEED never drops a mapped page; the set only keeps mapped
+ * files out of the count and the order).
+ */
+#define UPCC_INVENTORY_MAPPED_RELOAD_USEC	(10ull * 1000 * 1000)
 
 /* Why a refresh walked every root (fanotify learns the files otherwise). */
 enum upcc_inv_walk_why {
@@ -188,6 +225,18 @@ struct upcc_inventory {
 	uint64_t hot_used_usec;		/* a hot file last refaulted or was used, monotonic */
 	uint64_t mapped_loaded_usec;	/* when `mapped` was last read from /proc */
 	uint64_t total_pages;		/* MemTotal at the last sample, for the tick */
+	/* The working set by refault distance (core/wset.h): the pages seen
+	 * entering the scope's cache so far (each file's growth between two
+	 * measures, and before each drop), and what the scope may hold, set
+	 * by the caller before each refresh (UINT64_MAX until then).
+	 */
+	uint64_t inflow_pages;
+	uint64_t wset_hold_pages;
+	/* Walks without fanotify, paced (UPCC_INVENTORY_WALK_PACE). */
+	uint64_t walk_started_usec;	/* monotonic, when the last walk began */
+	uint64_t walk_cpu_usec;		/* the CPU time its refresh took */
+	uint64_t walks_paced;		/* refreshes that did not walk for it */
+	bool paced;			/* the last refresh was one */
 };
 
 /* 0 or -errno.  @capacity 0 = default.  Tries fanotify learning unless
@@ -226,11 +275,17 @@ bool upcc_inventory_entry_hot(const struct upcc_inventory_entry *entry, uint64_t
 /*
  * Note that @back_pages of what was dropped from @entry are cached again
  * (the refresh's refault check; exposed for tests): a quarter or more of
- * the dropped pages (upcc_wset_came_back) makes the file hot until
- * @now_usec plus UPCC_WSET_HOT_USEC.  Returns whether it did.
+ * the dropped pages back at a refault distance within the hold
+ * (upcc_wset_judge) makes the file hot until @now plus UPCC_WSET_HOT_USEC.
+ * Returns whether it did.
  */
 bool upcc_inventory_note_refault(struct upcc_inventory *inv, struct upcc_inventory_entry *entry,
-				 uint64_t back_pages, uint64_t now_usec);
+				 uint64_t back_pages, const struct upcc_wset_now *now);
+
+/* Where the working set's judge stands now (core/wset.h): the clock, the
+ * scope's inflow, its hold.
+ */
+struct upcc_wset_now upcc_inventory_wset_now(const struct upcc_inventory *inv);
 
 /*
  * The sampling tick's cheap sample of a path scope (no walk, no /proc

@@ -61,37 +61,38 @@ static int range_cached(int fd, const struct stat *st, uint64_t index, uint16_t 
 }
 
 /*
- * One dropped range measured again: if it came back (a quarter of what
- * the drop took, core/wset.h) it is hot, for longer each time; the watch
- * ends when it is judged or has run out (a range read once never comes
- * back).  A watch that ran out with nothing back ends the range's record
- * of being hot, so that its next drop is whole again.  One with a little back keeps it: an eighth
- * is a small sample, and a range still in use whose probe fell short by
- * chance would otherwise lose all of it at its next drop.
+ * One dropped range measured again: if it came back within what the scope
+ * may hold (a quarter of what the drop took, at a refault distance within
+ * the hold: core/wset.h) it is hot, for longer each time; the watch ends
+ * when it is judged (a stream's range comes back too late, or never).
+ * A watch that ended with nothing back ends the range's record of being
+ * hot, so that its next drop is whole again.  One with a little back keeps
+ * it: an eighth is a small sample, and a range still in use whose probe
+ * fell short by chance would otherwise lose all of it at its next drop.
  * Returns the pages back if it proved hot, else 0.
  */
-static uint64_t judge_range(struct upcc_range *r, uint16_t cached, uint64_t now_usec)
+static uint64_t judge_range(struct upcc_range *r, uint16_t cached, const struct upcc_wset_now *now)
 {
 	uint64_t back = cached > r->left ? (uint64_t)(cached - r->left) : 0;
-	bool hot = upcc_wset_came_back(back, r->dropped);
+	enum upcc_wset_verdict v = upcc_wset_judge(&r->drop, r->dropped, back, now, &r->distance);
 
-	if (hot) {
+	if (v == UPCC_WSET_WORKING_SET) {
 		unsigned int shift = r->hot_level < UPCC_RANGE_HOT_MAX_SHIFT ? r->hot_level
 									  : UPCC_RANGE_HOT_MAX_SHIFT;
 
-		r->hot_until_usec = now_usec + (UPCC_WSET_HOT_USEC << shift);
+		r->hot_until_usec = now->usec + (UPCC_WSET_HOT_USEC << shift);
 		if (r->hot_level < UINT8_MAX)
 			r->hot_level++;
-	} else if (!back && now_usec - r->drop_usec >= UPCC_WSET_WATCH_USEC) {
+	} else if (v == UPCC_WSET_NOT_WORKING_SET && !back) {
 		r->hot_level = 0;
 	}
-	if (hot || now_usec - r->drop_usec >= UPCC_WSET_WATCH_USEC)
+	if (v != UPCC_WSET_WATCHING)
 		r->dropped = r->left = 0;
-	return hot ? back : 0;
+	return v == UPCC_WSET_WORKING_SET ? back : 0;
 }
 
 uint64_t upcc_ranges_watch(struct upcc_ranges *ranges, int fd, const struct stat *st,
-			   uint64_t now_usec)
+			   const struct upcc_wset_now *now)
 {
 	uint64_t back = 0;
 
@@ -101,7 +102,7 @@ uint64_t upcc_ranges_watch(struct upcc_ranges *ranges, int fd, const struct stat
 
 		if (!r->dropped || range_cached(fd, st, i, &cached))
 			continue;
-		back += judge_range(r, cached, now_usec);
+		back += judge_range(r, cached, now);
 		r->cached = cached;
 	}
 	return back;
@@ -132,8 +133,8 @@ static int compare_candidates(const void *a, const void *b)
 }
 
 /* Look at every range: judge watched drops, note growth, list candidates. */
-static int look(struct upcc_ranges *ranges, int fd, const struct stat *st, uint64_t now_usec,
-		struct candidate *cand, uint64_t *nr_cand)
+static int look(struct upcc_ranges *ranges, int fd, const struct stat *st,
+		const struct upcc_wset_now *now, struct candidate *cand, uint64_t *nr_cand)
 {
 	*nr_cand = 0;
 	for (uint64_t i = 0; i < ranges->nr; i++) {
@@ -144,8 +145,8 @@ static int look(struct upcc_ranges *ranges, int fd, const struct stat *st, uint6
 		if (err)
 			return err;
 		if (r->dropped)
-			judge_range(r, cached, now_usec);
-		if (range_may_go(r, cached, now_usec))
+			judge_range(r, cached, now);
+		if (range_may_go(r, cached, now->usec))
 			cand[(*nr_cand)++] = (struct candidate){ i, cached };
 		r->cached = cached;
 		r->seen = true;
@@ -205,7 +206,7 @@ static int probe_range(struct upcc_range *r, int fd, const struct stat *st, uint
  * its range), or the range could never be judged again.
  */
 static int drop_range(struct upcc_range *r, int fd, const struct stat *st, uint64_t index,
-		      uint64_t now_usec, uint64_t *dropped)
+		      const struct upcc_wset_now *now, uint64_t *dropped)
 {
 	uint16_t before = r->cached, after = before;
 	int err = 0;
@@ -219,7 +220,7 @@ static int drop_range(struct upcc_range *r, int fd, const struct stat *st, uint6
 	if (after < before) {
 		r->dropped = (uint16_t)(before - after);
 		r->left = after;
-		r->drop_usec = now_usec;
+		upcc_wset_drop_start(&r->drop, now);
 		*dropped += before - after;
 	}
 	r->cached = after;
@@ -227,7 +228,7 @@ static int drop_range(struct upcc_range *r, int fd, const struct stat *st, uint6
 }
 
 int upcc_ranges_evict(struct upcc_ranges *ranges, int fd, const struct stat *st,
-		      uint64_t limit_pages, uint64_t now_usec, uint64_t *dropped)
+		      uint64_t limit_pages, const struct upcc_wset_now *now, uint64_t *dropped)
 {
 	struct candidate *cand;
 	uint64_t nr_cand;
@@ -239,13 +240,13 @@ int upcc_ranges_evict(struct upcc_ranges *ranges, int fd, const struct stat *st,
 	cand = malloc(ranges->nr * sizeof(*cand));
 	if (!cand)
 		return -ENOMEM;
-	err = look(ranges, fd, st, now_usec, cand, &nr_cand);
+	err = look(ranges, fd, st, now, cand, &nr_cand);
 	if (!err)
 		qsort(cand, nr_cand, sizeof(*cand), compare_candidates);
 	for (uint64_t i = 0; !err && i < nr_cand; i++) {
 		if (limit_pages && *dropped >= limit_pages)
 			break;
-		err = drop_range(&ranges->range[cand[i].index], fd, st, cand[i].index, now_usec,
+		err = drop_range(&ranges->range[cand[i].index], fd, st, cand[i].index, now,
 				 dropped);
 	}
 	free(cand);

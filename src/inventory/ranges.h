@@ -13,8 +13,9 @@
  *  - a range whose cache did not grow between two looks may be dropped,
  *    the least cached first (a range read a little at random is used less
  *    than one cached whole), the later in the file first on a tie;
- *  - a dropped range that came back within UPCC_WSET_WATCH_USEC (a
- *    quarter of its pages: core/wset.h, the files' rule) is hot: kept for
+ *  - a dropped range that came back at a refault distance within what the
+ *    scope may hold (a quarter of its pages: core/wset.h, the files'
+ *    rule) is hot: kept for
  *    UPCC_WSET_HOT_USEC, twice that each time it proves hot again (up to
  *    8x), so a working set is probed less and less often;
  *  - a range that proved hot is probed again by an eighth of it only (the
@@ -54,7 +55,8 @@
 #define UPCC_RANGE_PROBE_PAGES	(UPCC_RANGE_PAGES / UPCC_RANGE_PROBES)
 
 struct upcc_range {
-	uint64_t drop_usec;		/* when it was last dropped, monotonic */
+	struct upcc_wset_drop drop;	/* when it was last dropped, by both clocks */
+	uint64_t distance;		/* its refault distance, when it proved hot */
 	uint64_t hot_until_usec;	/* kept until then */
 	uint16_t cached;		/* at the last look */
 	uint16_t dropped;		/* what that drop took, watched; 0 = none */
@@ -84,7 +86,7 @@ void upcc_ranges_free(struct upcc_ranges *ranges);
  * pages found back in ranges that proved hot (0: none, or an error).
  */
 uint64_t upcc_ranges_watch(struct upcc_ranges *ranges, int fd, const struct stat *st,
-			   uint64_t now_usec);
+			   const struct upcc_wset_now *now);
 
 /*
  * Look at every range of the file on @fd, then drop the ranges that may go
@@ -92,7 +94,7 @@ uint64_t upcc_ranges_watch(struct upcc_ranges *ranges, int fd, const struct stat
  * the pages the drops took.  0 or -errno.
  */
 int upcc_ranges_evict(struct upcc_ranges *ranges, int fd, const struct stat *st,
-		      uint64_t limit_pages, uint64_t now_usec, uint64_t *dropped);
+		      uint64_t limit_pages, const struct upcc_wset_now *now, uint64_t *dropped);
 
 /* The cached pages of the ranges hot at @now_usec, as last looked at. */
 uint64_t upcc_ranges_hot_pages(const struct upcc_ranges *ranges, uint64_t now_usec);

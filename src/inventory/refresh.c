@@ -14,7 +14,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -30,19 +32,20 @@ static void keep_hot(struct upcc_inventory *inv, struct upcc_inventory_entry *e,
 }
 
 bool upcc_inventory_note_refault(struct upcc_inventory *inv, struct upcc_inventory_entry *e,
-				 uint64_t back_pages, uint64_t now_usec)
+				 uint64_t back_pages, const struct upcc_wset_now *now)
 {
-	bool hot = upcc_wset_came_back(back_pages, e->drop_pages);
+	enum upcc_wset_verdict v = upcc_wset_judge(&e->drop, e->drop_pages, back_pages, now,
+						   &e->wset_distance);
+	bool hot = v == UPCC_WSET_WORKING_SET;
 
 	if (hot) {
-		keep_hot(inv, e, now_usec);
+		keep_hot(inv, e, now->usec);
 		inv->last.refaulted_pages += back_pages < e->drop_pages ? back_pages : e->drop_pages;
 	}
-	/* Judged once it came back, or given up after the watch: a stream
-	 * read past never comes back.
+	/* Judged once it came back, or given up: a stream read past never
+	 * comes back, or only after more than the scope may hold came in.
 	 */
-	if (hot || inv->scan - e->drop_scan >= UPCC_INVENTORY_DROP_WATCH_SCANS ||
-	    now_usec - e->drop_usec >= UPCC_WSET_WATCH_USEC)
+	if (v != UPCC_WSET_WATCHING || inv->scan - e->drop_scan >= UPCC_INVENTORY_DROP_WATCH_SCANS)
 		e->drop_watch_pages = e->drop_pages = e->drop_left_pages = 0;
 	return hot;
 }
@@ -50,19 +53,20 @@ bool upcc_inventory_note_refault(struct upcc_inventory *inv, struct upcc_invento
 static void check_working_set(struct upcc_inventory *inv, struct upcc_inventory_entry *e, int fd,
 			      const struct stat *st, uint64_t cached_before, bool touched)
 {
-	uint64_t now = upcc_monotonic_usec(), cached;
+	struct upcc_wset_now now = upcc_inventory_wset_now(inv);
+	uint64_t cached;
 
 	if (e->drop_watch_pages && e->drop_scan != inv->scan &&
 	    !upcc_residency_range(fd, st, 0, e->drop_watch_pages, &cached))
 		upcc_inventory_note_refault(inv, e, cached > e->drop_left_pages ?
-						    cached - e->drop_left_pages : 0, now);
-	if (!upcc_inventory_entry_hot(e, now))
+						    cached - e->drop_left_pages : 0, &now);
+	if (!upcc_inventory_entry_hot(e, now.usec))
 		return;
 	/* Its ranges' refaults are its use, as the whole file's are. */
 	if (touched || e->cached_pages > cached_before ||
-	    (e->ranges && upcc_ranges_watch(e->ranges, fd, st, now)))
-		keep_hot(inv, e, now);
-	inv->last.hot_pages += upcc_inv_entry_hot_pages(e, e->cached_pages, now);
+	    (e->ranges && upcc_ranges_watch(e->ranges, fd, st, &now)))
+		keep_hot(inv, e, now.usec);
+	inv->last.hot_pages += upcc_inv_entry_hot_pages(e, e->cached_pages, now.usec);
 	inv->last.hot_files++;
 }
 
@@ -342,13 +346,130 @@ static enum upcc_inv_walk_why why_walk_all(const struct upcc_inventory *inv)
 	return UPCC_INV_WALK_NONE;
 }
 
+enum { HOLD_FILE, HOLD_RANGE };
+
+/* The working set's pieces: hot files whole, and the hot ranges of the hot
+ * files judged by ranges (their other ranges are not the working set).
+ * Into @items if not NULL; returns how many there are.
+ */
+static size_t working_set_items(struct upcc_inventory *inv, uint64_t now_usec,
+				struct upcc_wset_item *items)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < inv->count; i++) {
+		struct upcc_inventory_entry *e = &inv->entries[i];
+
+		if (!upcc_inventory_entry_hot(e, now_usec))
+			continue;
+		if (!upcc_ranges_apply(e->file_pages)) {
+			if (items)
+				items[n] = (struct upcc_wset_item){ e->wset_distance,
+					e->cached_pages, e, HOLD_FILE, false };
+			n++;
+			continue;
+		}
+		for (uint64_t k = 0; e->ranges && k < e->ranges->nr; k++) {
+			struct upcc_range *r = &e->ranges->range[k];
+
+			if (r->hot_until_usec <= now_usec || !r->cached)
+				continue;
+			if (items)
+				items[n] = (struct upcc_wset_item){ r->distance, r->cached, r,
+								    HOLD_RANGE, false };
+			n++;
+		}
+	}
+	return n;
+}
+
+/*
+ * More working set than the scope may hold: the shortest refault distances
+ * are held (core/wset.h, upcc_wset_keep), the rest is no longer protected
+ * and goes coldest first, as any cache.  Then the totals say what is held.
+ */
+static void hold_working_set(struct upcc_inventory *inv)
+{
+	uint64_t now = upcc_monotonic_usec();
+	size_t nr = working_set_items(inv, now, NULL);
+	struct upcc_wset_item *items;
+
+	inv->last.hot_items = nr;
+	if (inv->last.hot_pages <= inv->wset_hold_pages || !nr)
+		return;
+	items = malloc(nr * sizeof(*items));
+	if (!items)
+		return;		/* held as it is until the next refresh */
+	working_set_items(inv, now, items);
+	upcc_wset_keep(items, nr, inv->wset_hold_pages);
+	inv->last.hot_items = 0;
+	for (size_t i = 0; i < nr; i++) {
+		if (items[i].keep) {
+			inv->last.hot_items++;
+			continue;
+		}
+		inv->last.unheld_pages += items[i].pages;
+		if (items[i].kind == HOLD_FILE)
+			((struct upcc_inventory_entry *)items[i].ref)->hot_until_usec = 0;
+		else
+			((struct upcc_range *)items[i].ref)->hot_until_usec = 0;
+	}
+	free(items);
+	inv->last.hot_pages = inv->last.hot_files = 0;
+	for (size_t i = 0; i < inv->count; i++) {
+		struct upcc_inventory_entry *e = &inv->entries[i];
+
+		if (!upcc_inventory_entry_hot(e, now))
+			continue;
+		inv->last.hot_pages += upcc_inv_entry_hot_pages(e, e->cached_pages, now);
+		inv->last.hot_files++;
+	}
+}
+
+/* This thread's CPU time: what a walk costs, whoever else runs. */
+static uint64_t thread_cpu_usec(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/*
+ * A path scope without fanotify walks its tree at every refresh: is it too
+ * soon for the next walk (UPCC_INVENTORY_WALK_PACE)?  The first walk, and
+ * a root that came back, are never paced.
+ */
+static bool walk_paced(const struct upcc_inventory *inv, uint64_t now_usec)
+{
+	uint64_t gap;
+
+	if (inv->fan.fd >= 0 || inv->from_mounts || !inv->walks || inv->root_back ||
+	    inv->walk_cpu_usec < UPCC_INVENTORY_WALK_PACE_MIN_USEC)
+		return false;
+	gap = inv->walk_cpu_usec * UPCC_INVENTORY_WALK_PACE;
+	if (gap > UPCC_INVENTORY_WALK_GAP_MAX_USEC)
+		gap = UPCC_INVENTORY_WALK_GAP_MAX_USEC;
+	return now_usec - inv->walk_started_usec < gap;
+}
+
 int upcc_inventory_refresh(struct upcc_inventory *inv)
 {
 	struct upcc_fanotify *fan = &inv->fan;
-	uint64_t start_usec;
+	uint64_t start_usec, start_cpu;
 	int err;
 
 	start_usec = upcc_monotonic_usec();
+	inv->paced = walk_paced(inv, start_usec);
+	if (inv->paced) {
+		/* The last walk's totals stand (drops since taken off them). */
+		inv->walks_paced++;
+		inv->scan++;
+		inv->last.elapsed_usec = 0;
+		return 0;
+	}
+	start_cpu = thread_cpu_usec();
 	memset(&inv->last, 0, sizeof(inv->last));
 	inv->roots_changed[0] = '\0';
 	/* Reading every process's maps is the refresh's dearest part: at
@@ -382,6 +503,8 @@ int upcc_inventory_refresh(struct upcc_inventory *inv)
 		if (err)
 			goto interrupted;
 		fan->need_walk = false;
+		inv->walk_started_usec = start_usec;
+		inv->walk_cpu_usec = 0;		/* set below, the refresh's whole */
 	} else {
 		/* Mounts fanotify could not mark are still walked every time. */
 		err = inv->from_mounts ? walk_refresh(inv, false) : 0;
@@ -391,9 +514,12 @@ int upcc_inventory_refresh(struct upcc_inventory *inv)
 			goto interrupted;
 	}
 	upcc_inv_drop_stale(inv);
+	hold_working_set(inv);
 	inv->events_at_refresh = fan->events;
 	inv->last.hot_in_use = upcc_inv_hot_in_use(inv, upcc_monotonic_usec());
 	inv->last.elapsed_usec = upcc_monotonic_usec() - start_usec;
+	if (inv->walk_started_usec == start_usec)
+		inv->walk_cpu_usec = thread_cpu_usec() - start_cpu;
 	return 0;
 interrupted:
 	/* Half a refresh forgets nothing: the next one walks the whole tree. */

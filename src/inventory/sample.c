@@ -7,6 +7,7 @@
 #include "inventory.h"
 #include "internal.h"
 #include "lib/clock.h"
+#include "core/size.h"
 #include "sys/measure.h"
 
 #include <errno.h>
@@ -25,6 +26,8 @@ static void sample_from_totals(const struct upcc_inventory_totals *totals,
 	upcc_measure_from_sum(&totals->sum, &totals->walk, total_pages, sample);
 	sample->hot_pages = totals->hot_pages;
 	sample->refaulted_pages = totals->refaulted_pages;
+	sample->hot_items = totals->hot_items;
+	sample->unheld_pages = totals->unheld_pages;
 	sample->hot_in_use = totals->hot_in_use;
 }
 
@@ -38,6 +41,12 @@ static bool tick_still_full(const struct upcc_inventory_entry *e)
 {
 	return e->file_pages && e->cached_pages >= e->file_pages &&
 	       upcc_inv_same_size_as_measured(e);
+}
+
+/* When the tick may measure a file of @cached pages again (inventory.h). */
+static uint64_t tick_remeasure_usec(uint64_t cached_pages)
+{
+	return cached_pages * upcc_page_size() / (1u << 20) * UPCC_INVENTORY_TICK_USEC_PER_MIB;
 }
 
 int upcc_inventory_tick_sample(struct upcc_inventory *inv, struct upcc_sample *sample)
@@ -79,12 +88,13 @@ int upcc_inventory_tick_sample(struct upcc_inventory *inv, struct upcc_sample *s
 		struct upcc_residency res;
 		int fd;
 
-		if (watched && (!e->active || tick_still_full(e))) {
+		if ((watched && (!e->active || tick_still_full(e))) || now < e->tick_next_usec) {
 			active += e->active;
-			res.cached_pages = e->cached_pages;
+			res.cached_pages = e->inflow_seen_pages;
 			res.dirty_pages = res.writeback_pages = 0;
 			upcc_residency_add(&totals.sum, &res, e->mapped);
 			totals.hot_pages += upcc_inv_entry_hot_pages(e, e->cached_pages, now);
+			totals.hot_items += upcc_inv_entry_hot_items(e, now);
 			continue;
 		}
 		active++;
@@ -94,13 +104,21 @@ int upcc_inventory_tick_sample(struct upcc_inventory *inv, struct upcc_sample *s
 		if (fd < 0)
 			continue;	/* gone: the next refresh forgets it */
 		if (!upcc_residency_fd(fd, &st, &res)) {
+			/* The tick sees a stream between refreshes: its
+			 * growth is the scope's inflow (core/wset.h).
+			 */
+			upcc_inv_count_inflow(inv, e, res.cached_pages);
+			e->tick_next_usec = now + tick_remeasure_usec(res.cached_pages);
 			upcc_residency_add(&totals.sum, &res, e->mapped);
 			totals.hot_pages += upcc_inv_entry_hot_pages(e, res.cached_pages, now);
+			totals.hot_items += upcc_inv_entry_hot_items(e, now);
 		}
 		close(fd);
 		upcc_inv_note_own_open(inv);
 	}
 	totals.hot_in_use = upcc_inv_hot_in_use(inv, now);
+	/* What is held is chosen by the refresh (refresh.c). */
+	totals.unheld_pages = inv->last.unheld_pages;
 	/* MemTotal as the last refresh read it: no /proc read per tick. */
 	sample_from_totals(&totals, sample, inv->total_pages);
 	sample->unchanged = watched && !active && inv->fan.events == inv->events_at_refresh &&

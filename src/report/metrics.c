@@ -43,6 +43,7 @@ SCOPE_FIELD(kernel_cpu, run->state.counters.kernel_cpu_usec_total)
 SCOPE_FIELD(effective_target, run->state.effective_target_pages ?
 			      run->state.effective_target_pages : run->state.policy.target_pages)
 SCOPE_FIELD(working_set, run->state.last.hot_pages)
+SCOPE_FIELD(working_set_cap, run->state.policy.wset_cap_pages)
 SCOPE_FIELD(ticks, run->state.counters.ticks_total)
 SCOPE_FIELD(rounds, run->state.counters.rounds_total)
 SCOPE_FIELD(tick_rounds, run->state.counters.tick_rounds_total)
@@ -58,7 +59,8 @@ static const struct metric metrics[] = {
 	{ "upcc_writeback_bytes", GAUGE, "File pages under writeback.", writeback, true, false },
 	{ "upcc_target_bytes", GAUGE, "Reclaim brings unmapped cache down to this.", target, true, false },
 	{ "upcc_effective_target_bytes", GAUGE, "What reclaim aims at now: the target, raised while the working set refaults.", effective_target, true, false },
-	{ "upcc_working_set_bytes", GAUGE, "Cached pages of files protected because they refaulted.", working_set, true, false },
+	{ "upcc_working_set_bytes", GAUGE, "Cache held as working set: dropped, and back within a refault distance the scope may hold.", working_set, true, false },
+	{ "upcc_working_set_cap_bytes", GAUGE, "How far the working set may raise the target (working_set_cap).", working_set_cap, true, false },
 	{ "upcc_trigger_bytes", GAUGE, "Reclaim starts above this.", trigger, true, false },
 	{ "upcc_reclaiming", GAUGE, "1 while the scope is between trigger and target.", reclaiming, false, false },
 	{ "upcc_reclaimed_bytes_total", COUNTER, "Unmapped cache the backend reported dropping.", reclaimed, true, false },

@@ -27,6 +27,15 @@ void upcc_state_scope_measured(struct upcc_state_scope *out, const struct upcc_s
 	out->writeback_pages = sample->writeback_pages;
 	out->target_pages = policy->target_pages;
 	out->trigger_pages = policy->trigger_pages;
+	/* What the daemon holds as working set stays its (upcc status
+	 * measures a scope again, but cannot know its working set).
+	 */
+	if (!out->working_set_cap_pages)
+		out->working_set_cap_pages = policy->wset_cap_pages;
+	if (!out->working_set_pages) {
+		out->working_set_pages = sample->hot_pages;
+		out->working_set_items = sample->hot_items;
+	}
 	if (!out->effective_target_pages) {
 		out->effective_target_pages = policy->target_pages;
 		snprintf(out->effective_target_reason, sizeof(out->effective_target_reason),
@@ -110,6 +119,9 @@ void upcc_state_scope_json(FILE *out, const struct upcc_state_scope *s, uint64_t
 		fputs(",\"effective_target_reason\":", out);
 		upcc_json_string(out, s->effective_target_reason);
 		pages_pair(out, "trigger", s->trigger_pages, page_size);
+		pages_pair(out, "working_set", s->working_set_pages, page_size);
+		pages_pair(out, "working_set_cap", s->working_set_cap_pages, page_size);
+		fprintf(out, ",\"working_set_items\":%" PRIu64, s->working_set_items);
 	}
 	if (s->has_backend)
 		fprintf(out, ",\"reclaimed_pages_total\":%" PRIu64 ",\"reclaimed_bytes_total\":%" PRIu64
@@ -287,6 +299,7 @@ static const struct {
 	U64_FIELD(memory_pages), U64_FIELD(file_lru_pages), U64_FIELD(mapped_pages),
 	U64_FIELD(unmapped_pages), U64_FIELD(dirty_pages), U64_FIELD(writeback_pages),
 	U64_FIELD(target_pages), U64_FIELD(effective_target_pages), U64_FIELD(trigger_pages),
+	U64_FIELD(working_set_pages), U64_FIELD(working_set_cap_pages), U64_FIELD(working_set_items),
 	U64_FIELD(reclaimed_pages_total), U64_FIELD(actions_total),
 	U64_FIELD(action_errors_total), U64_FIELD(action_usec_total),
 	U64_FIELD(refused_steps_total), U64_FIELD(rounds_total),

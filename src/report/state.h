@@ -15,6 +15,7 @@
  *     "memory_pages"/"_bytes", "file_lru_*", "mapped_*", "unmapped_*",
  *     "dirty_*", "writeback_*", "target_*", "effective_target_*",
  *     "effective_target_reason":S, "trigger_*",
+ *     "working_set_*", "working_set_cap_*", "working_set_items":N,
  *     "reclaimed_pages_total","reclaimed_bytes_total","actions_total",
  *     "action_errors_total","action_usec_total","refused_steps_total",
  *     "rounds_total","kernel_cpu_usec_total"}
@@ -73,6 +74,9 @@ struct upcc_state_scope {
 	uint64_t effective_target_pages;	/* what the control aims at now */
 	char effective_target_reason[64];	/* "target" unless raised */
 	uint64_t trigger_pages;
+	uint64_t working_set_pages;	/* held as working set (core/wset.h) */
+	uint64_t working_set_cap_pages;	/* its raise above the target at most */
+	uint64_t working_set_items;	/* the files and ranges it is */
 	uint64_t reclaimed_pages_total;
 	uint64_t actions_total;
 	uint64_t action_errors_total;

@@ -244,11 +244,47 @@ static void end_stuck(struct upcd_scope_log *slog, const struct upcc_scope_run *
 	slog->stuck_unlogged_reclaimed = 0;
 }
 
-static const char *round_end_name(const struct upcc_round_report *report)
+/* What the working set holds, for a round's end: "96Mi held as working
+ * set in 40 files/ranges (cap 128Mi)", or "" without one.
+ */
+static void working_set_text(char *buf, size_t len, const struct upcc_scope_run *run,
+			     uint64_t page)
 {
+	const struct upcc_sample *last = &run->state.last;
+
+	buf[0] = '\0';
+	if (!last->hot_pages)
+		return;
+	snprintf(buf, len, "%s held as working set in %llu files/ranges (cap %s%s)",
+		 UPCD_SIZE(last->hot_pages, page), (unsigned long long)last->hot_items,
+		 UPCD_SIZE(run->state.policy.wset_cap_pages, page),
+		 last->unheld_pages ? ", more not held" : "");
+}
+
+/*
+ * Why a round ended, said whole: the target (or the target raised by the
+ * working set) reached; nothing more came off, and what stayed (the
+ * working set held, dirty pages, the rest mapped or being read); a time
+ * or step bound; a refusal, an error, a signal.
+ */
+static const char *round_end_text(char *buf, size_t len, const struct upcc_round_report *report,
+				  const struct upcc_scope_run *run, uint64_t page)
+{
+	const struct upcc_sample *last = &run->state.last;
+	char wset[160];
+
+	working_set_text(wset, sizeof(wset), run, page);
 	switch (report->end) {
-	case UPCC_ROUND_IDLE: return "at the target";
-	case UPCC_ROUND_NO_PROGRESS: return "nothing more came off (dirty, mapped or in use)";
+	case UPCC_ROUND_IDLE:
+		if (run->state.effective_target_pages <= run->state.policy.target_pages || !wset[0])
+			return "at the target";
+		snprintf(buf, len, "at the target raised by the working set: %s", wset);
+		return buf;
+	case UPCC_ROUND_NO_PROGRESS:
+		snprintf(buf, len, "nothing more came off: %s%s%s dirty or under writeback, the rest mapped or being read",
+			 wset[0] ? wset : "no working set held", ", ",
+			 UPCD_SIZE(last->dirty_pages + last->writeback_pages, page));
+		return buf;
 	case UPCC_ROUND_BUDGET: return "time budget spent, the next round goes on";
 	case UPCC_ROUND_MAX_STEPS: return "step bound reached";
 	case UPCC_ROUND_STOPPED: break;
@@ -487,7 +523,8 @@ static void log_acted_round(const struct upcd_round_log *log, const struct upcc_
 	struct upcd_scope_log *slog = log->scope;
 	uint64_t page = log->page_size, now = upcc_monotonic_usec();
 	bool idle_end = report->last.outcome == UPCC_STEP_IDLE, news;
-	char more[160], b[4][24];
+	char more[160], b[4][24], end[384];
+	bool raised = state->effective_target_pages > state->policy.target_pages;
 	const struct upcc_journal_field fields[] = {
 		{ "SCOPE", scope->name },
 		{ "BACKEND", backend },
@@ -530,14 +567,16 @@ static void log_acted_round(const struct upcd_round_log *log, const struct upcc_
 	}
 	/* An idle last step measured what the round left: "16Mi -> 1.0Mi". */
 	upcc_log_fields(news ? LOG_INFO : LOG_DEBUG, fields,
-			"scope %s: %s reclaimed %s in %u step%s, %.1f ms (asked for %s): %s; unmapped %s%s%s%s, target %s%s",
+			"scope %s: %s reclaimed %s in %u step%s, %.1f ms (asked for %s): %s; unmapped %s%s%s%s, target %s%s%s%s",
 			scope->name, backend, UPCD_SIZE(report->reclaimed_pages, page),
 			log->acted, log->acted == 1 ? "" : "s",
 			(double)report->elapsed_usec / 1000.0, UPCD_SIZE(log->asked, page),
-			round_end_name(report), idle_end ? "" : "was ",
+			round_end_text(end, sizeof(end), report, run, page), idle_end ? "" : "was ",
 			UPCD_SIZE(log->unmapped, page), idle_end ? " -> " : "",
 			idle_end ? UPCD_SIZE(report->last.unmapped_before, page) : "",
-			UPCD_SIZE(state->policy.target_pages, page), tail);
+			UPCD_SIZE(state->policy.target_pages, page),
+			raised ? ", effective " : "",
+			raised ? UPCD_SIZE(state->effective_target_pages, page) : "", tail);
 	spell_summary_due(slog, run, page, now);
 }
 

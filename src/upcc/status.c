@@ -190,22 +190,28 @@ static void print_daemon_line(const struct upcc_state_header *header, enum daemo
 	}
 }
 
-/* A target the daemon raised for a working set (wset.h) says so, and why. */
+/* The working set the daemon holds (core/wset.h), its cap, and the
+ * effective target with its reason, where there is one or it was raised.
+ */
 static void print_effective_targets(const struct status_row *rows,
 				    const struct printable_row *shown, size_t nr_rows,
 				    uint64_t page_size, bool exact)
 {
-	char cell[32], why[64];
+	char cell[32], held[32], cap[32], why[64];
 
 	for (size_t i = 0; i < nr_rows; i++) {
 		const struct upcc_state_scope *d = rows[i].daemon;
 
 		if (!d || rows[i].sample_error || !d->effective_target_pages ||
-		    d->effective_target_pages == d->target_pages)
+		    (d->effective_target_pages == d->target_pages && !d->working_set_pages))
 			continue;
 		human_bytes(cell, sizeof(cell), d->effective_target_pages, page_size, exact);
+		human_bytes(held, sizeof(held), d->working_set_pages, page_size, exact);
+		human_bytes(cap, sizeof(cap), d->working_set_cap_pages, page_size, exact);
 		upcc_text_printable(why, sizeof(why), d->effective_target_reason);
-		printf("  %s: effective target %s (%s)\n", shown[i].name, cell, why);
+		printf("  %s: effective target %s (%s); working set %s held in %llu files/ranges, cap %s above the target\n",
+		       shown[i].name, cell, why, held, (unsigned long long)d->working_set_items,
+		       cap);
 	}
 }
 

@@ -104,9 +104,11 @@ int upcd_check(struct upcd *upcd)
 		 */
 		plan = upcc_plan_step(&scope->config, &sample, &phase, NULL, 0, page);
 		excess = upcd_excess_pages(sample.unmapped_pages, &plan.policy);
-		printf("scope %s: unmapped %s, target %s, trigger %s, dirty %s: ", scope->name,
-		       UPCD_SIZE(sample.unmapped_pages, page), UPCD_SIZE(plan.policy.target_pages, page),
+		printf("scope %s: unmapped %s, target %s, trigger %s, working set cap %s, dirty %s: ",
+		       scope->name, UPCD_SIZE(sample.unmapped_pages, page),
+		       UPCD_SIZE(plan.policy.target_pages, page),
 		       UPCD_SIZE(plan.policy.trigger_pages, page),
+		       UPCD_SIZE(plan.policy.wset_cap_pages, page),
 		       UPCD_SIZE(sample.dirty_pages + sample.writeback_pages, page));
 		if (!excess)
 			printf("at or below the target: nothing to do\n");

@@ -617,6 +617,42 @@ static void test_tick_round_on_trigger(void **state)
 }
 
 /*
+ * Issue 30: a round that cannot reach its target (here 170000 pages it may
+ * not drop, as a working set held or a reader's window) blocks the tick's
+ * rounds: a tick would refresh for nothing.  But new cache coming in (a
+ * stream) waited for the interval's round, a second of it at a time.  A
+ * tick starts a round again once the scope grew by the target's worth
+ * past where the stuck round left it, and that round takes what came in.
+ */
+static void test_tick_round_after_stuck_grows(void **state)
+{
+	struct upcc_scope_run *run = *state;
+	struct upcc_round_limits limits = round_limits(UINT64_MAX);
+	struct upcc_tick_report tick;
+
+	fake_now = INTERVAL_USEC;
+	fake_unreclaimable = 170000;
+	fake_unmapped = 200000;
+	assert_int_equal(upcc_control_tick(run, fake_sample, PAGE_SIZE, INTERVAL_USEC, &limits,
+					   &tick), 0);
+	assert_true(tick.round);
+	assert_int_equal(tick.round_report.end, UPCC_ROUND_NO_PROGRESS);
+	assert_true(fake_unmapped == 170000);
+	fake_now += TICK_USEC;
+	fake_unmapped += 5000;			/* less than the target: still stuck */
+	assert_int_equal(upcc_control_tick(run, fake_sample, PAGE_SIZE, INTERVAL_USEC, &limits,
+					   &tick), 0);
+	assert_false(tick.round);
+	fake_now += TICK_USEC;
+	fake_unmapped += 5000;			/* the target's worth: a round */
+	assert_int_equal(upcc_control_tick(run, fake_sample, PAGE_SIZE, INTERVAL_USEC, &limits,
+					   &tick), 0);
+	assert_true(tick.round && tick.above_trigger);
+	assert_true(fake_unmapped == 170000);	/* what came in is gone */
+	fake_unreclaimable = 0;
+}
+
+/*
  * A refaulting working set bigger than the target raises the effective
  * target to hold it; once it is no longer in use, the raise decays and
  * within 30 s the target is the target again.
@@ -707,6 +743,7 @@ int main(void)
 		cmocka_unit_test_setup(test_round_max_steps, reset),
 		cmocka_unit_test_setup(test_round_stops, reset),
 		cmocka_unit_test_setup(test_round_keeps_up_with_stream, reset),
+		cmocka_unit_test_setup(test_tick_round_after_stuck_grows, reset),
 		cmocka_unit_test_setup(test_tick_round_on_trigger, reset),
 		cmocka_unit_test_setup(test_effective_target_raised_and_decayed, reset),
 		cmocka_unit_test(test_resolve),

@@ -48,6 +48,8 @@ static void test_empty_gives_default_scope(void **state)
 	assert_true(sc->target.value == 100);
 	assert_true(sc->trigger_is_ratio);
 	assert_int_equal(sc->trigger_ratio, 16);
+	assert_true(sc->wset_cap_is_ratio);
+	assert_int_equal(sc->wset_cap_ratio, 4);
 	assert_int_equal(sc->step_shift, 3);
 	assert_true(sc->max_step.value == 0);
 	assert_string_equal(config.backend_name, "auto");
@@ -84,6 +86,7 @@ static void test_full_file(void **state)
 		"trigger=8x\n"
 		"step_shift=2\n"
 		"max_step=1000\n"
+		"working_set_cap=256M\n"
 		"\n"
 		"[scope web]\n"
 		"type = cgroup\n"
@@ -128,6 +131,8 @@ static void test_full_file(void **state)
 	assert_int_equal(scope->config.trigger_ratio, 8);
 	assert_int_equal(scope->config.step_shift, 2);
 	assert_true(scope->config.max_step.value == 1000);
+	assert_false(scope->config.wset_cap_is_ratio);
+	assert_true(scope->config.wset_cap.value == 256ull << 20);
 
 	scope = &config.scopes[2].scope;
 	assert_int_equal(scope->kind, UPCC_SCOPE_CGROUP);
@@ -246,6 +251,10 @@ static void test_scope_value_errors(void **state)
 	expect_error("[scope a]\ntype = system\nstep_shift = three\n", 3, "step_shift \"three\"");
 	expect_error("[scope a]\ntype = system\nstep_shift = 3k\n", 3, "step_shift \"3k\"");
 	expect_error("[scope a]\ntype = system\nmax_step = lots\n", 3, "max_step \"lots\"");
+	expect_error("[scope a]\ntype = system\nworking_set_cap = x\n", 3,
+		     "working_set_cap \"x\"");
+	expect_error("[scope a]\ntype = system\nworking_set_cap = -1x\n", 3,
+		     "working_set_cap \"-1x\"");
 	expect_error("[scope a]\ntype = system\nbackend = swap\n", 3, "backend \"swap\": expected auto");
 	expect_error("[scope a]\ntype = path\npath = /x\ncross_mounts = maybe\n", 4,
 		     "cross_mounts \"maybe\": expected yes or no");
@@ -482,6 +491,11 @@ static void test_value_parsers(void **state)
 	assert_int_equal(upcc_parse_trigger("1G", &sc), 0);
 	assert_false(sc.trigger_is_ratio);
 	assert_int_equal(upcc_parse_trigger("1000001x", &sc), -EINVAL);
+	assert_int_equal(upcc_parse_wset_cap("0x", &sc), 0);	/* no raise: allowed */
+	assert_true(sc.wset_cap_is_ratio && sc.wset_cap_ratio == 0);
+	assert_int_equal(upcc_parse_wset_cap("2%", &sc), 0);
+	assert_false(sc.wset_cap_is_ratio);
+	assert_int_equal(upcc_parse_wset_cap("1000001x", &sc), -EINVAL);
 	assert_int_equal(upcc_parse_target("1000", &sc), 0);
 	assert_int_equal(sc.target.unit, UPCC_AMOUNT_PAGES);
 

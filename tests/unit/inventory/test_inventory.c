@@ -20,6 +20,15 @@
 #include "sys/measure.h"
 #include "lib/pace.h"
 
+/* The judge's now (core/wset.h): the test's clock, no inflow, no hold. */
+static const struct upcc_wset_now *at(uint64_t usec)
+{
+	static struct upcc_wset_now now;
+
+	now = (struct upcc_wset_now){ .usec = usec, .inflow_pages = 0, .hold_pages = UINT64_MAX };
+	return &now;
+}
+
 static char tree[PATH_MAX];
 
 static int setup(void **state)
@@ -165,10 +174,10 @@ static void test_refault_protects(void **state)
 	stream->drop_watch_pages = 4096;
 	stream->drop_pages = 4096;
 	hot->drop_scan = stream->drop_scan = 1;
-	hot->drop_usec = stream->drop_usec = now;
+	hot->drop.usec = stream->drop.usec = now;
 	inv.scan = 2;
-	assert_true(upcc_inventory_note_refault(&inv, hot, 128, now + 1000));
-	assert_false(upcc_inventory_note_refault(&inv, stream, 0, now + 1000));
+	assert_true(upcc_inventory_note_refault(&inv, hot, 128, at(now + 1000)));
+	assert_false(upcc_inventory_note_refault(&inv, stream, 0, at(now + 1000)));
 	assert_true(inv.last.refaulted_pages == 128);
 	assert_true(inv.last.hot_in_use);
 	assert_true(upcc_inventory_entry_hot(hot, now + 1000));
@@ -183,7 +192,7 @@ static void test_refault_protects(void **state)
 	assert_string_equal(order[0]->path, "/stream");
 	/* A few pages back of a big drop (a read in progress) are not a re-read. */
 	inv.scan = UPCC_INVENTORY_DROP_WATCH_SCANS + 1;
-	assert_false(upcc_inventory_note_refault(&inv, stream, 256, now + 2000));
+	assert_false(upcc_inventory_note_refault(&inv, stream, 256, at(now + 2000)));
 	assert_true(stream->drop_watch_pages == 0);	/* watched long enough */
 	upcc_inventory_fini(&inv);
 }
@@ -213,11 +222,11 @@ static void test_came_back_is_a_quarter(void **state)
 	e = &inv.entries[0];
 	e->drop_watch_pages = e->drop_pages = 256;
 	e->drop_scan = 1;
-	e->drop_usec = now;
+	e->drop.usec = now;
 	inv.scan = 2;
-	assert_false(upcc_inventory_note_refault(&inv, e, 63, now + 1000));
+	assert_false(upcc_inventory_note_refault(&inv, e, 63, at(now + 1000)));
 	assert_true(e->drop_watch_pages != 0);
-	assert_true(upcc_inventory_note_refault(&inv, e, 64, now + 2000));
+	assert_true(upcc_inventory_note_refault(&inv, e, 64, at(now + 2000)));
 	assert_true(e->hot_until_usec == now + 2000 + UPCC_WSET_HOT_USEC);
 	assert_true(e->drop_watch_pages == 0);
 	upcc_inventory_fini(&inv);
@@ -448,6 +457,44 @@ static void test_evict_reader_in_file(void **state)
 	assert_int_equal(upcc_inventory_evict(&inv, e, 0, &result), 0);
 	assert_int_equal(result.after_pages, 0);
 	assert_true(e->drop_watch_pages >= 256);
+	upcc_inventory_fini(&inv);
+}
+
+/*
+ * Issue 30: a stream that just got to the end of a file (its cache one run
+ * to the end, grown at the last refresh) kept the upper half of it, as a
+ * random reader does: a backup of 64 MiB files held 32 MiB of each it had
+ * just finished.  It keeps the stream's window, twice the readahead.
+ */
+static void test_evict_stream_at_end(void **state)
+{
+	char path[PATH_MAX + 16];
+	struct upcc_inventory inv;
+	struct upcc_inventory_entry *order[4];
+	struct upcc_evict_result result;
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t window = 2 * UPCC_INVENTORY_READAHEAD_BYTES / (uint64_t)page;
+	int fd;
+
+	(void)state;
+	need_cachestat();
+	snprintf(path, sizeof(path), "%s/stream", make_sub("streamend"));
+	assert_int_equal(ua_cached_file(path, 6144, 1), 0);	/* 24 MiB */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(posix_fadvise(fd, 1024 * page, 0, POSIX_FADV_DONTNEED), 0);
+	assert_int_equal(upcc_inventory_init(&inv, sub, false, 0), 0);
+	assert_int_equal(upcc_inventory_refresh(&inv), 0);
+	for (long p = 1024; p < 6144; p++)	/* the stream reads on, to the end */
+		assert_true(pread(fd, &(char){ 0 }, 1, p * page) == 1);
+	close(fd);
+	assert_int_equal(upcc_inventory_refresh(&inv), 0);
+	assert_int_equal(upcc_inventory_coldest(&inv, order, 4), 1);
+	assert_true(order[0]->active);
+	assert_int_equal(upcc_inventory_evict(&inv, order[0], 0, &result), 0);
+	assert_int_equal(result.before_pages, 6144);
+	assert_true(result.after_pages <= window);
+	assert_true(cached_pages_of_range(path, 6144 - window, window) >= window - 64);
 	upcc_inventory_fini(&inv);
 }
 
@@ -825,6 +872,69 @@ static void test_tick_measures_only_what_can_grow(void **state)
 	upcc_inventory_fini(&inv);
 }
 
+/* The fake clock of the pacing tests. */
+static uint64_t pace_now;
+
+static uint64_t pace_clock(void)
+{
+	return pace_now;
+}
+
+/* A file's cache as fake_half_cached says: half its pages, or all of them. */
+static bool fake_whole;
+
+static int fake_half_cached(int fd, uint64_t off, uint64_t len, struct upcc_cachestat *cs)
+{
+	int err = fake_all_cached(fd, off, len, cs);
+
+	if (!err && !fake_whole)
+		cs->nr_cache /= 2;
+	return err;
+}
+
+/*
+ * Issue 30, cost: a measure costs in proportion to the file's cache, and
+ * the tick runs ten times a second: a file the tick measured is measured
+ * by it again only UPCC_INVENTORY_TICK_USEC_PER_MIB per MiB it holds
+ * later, and counted meanwhile as that measure found it.
+ */
+static void test_tick_paced_by_cache(void **state)
+{
+	char big[PATH_MAX + 96];
+	const char *dir = make_sub("tickpace");
+	struct upcc_inventory inv;
+	struct upcc_sample sample;
+	int pipe_fds[2];
+
+	(void)state;
+	snprintf(big, sizeof(big), "%s/big", dir);
+	assert_int_equal(ua_cached_file(big, 2048, 1), 0);	/* 8 MiB */
+	init_watched(&inv, dir, pipe_fds);
+	inv.scan = 1;
+	note_file(&inv, big, 1);
+	pace_now = 5000ull * 1000 * 1000;
+	upcc_hooks.monotonic_usec = pace_clock;
+	upcc_hooks.cachestat = fake_half_cached;
+	fake_whole = false;
+	fake_cachestat_calls = 0;
+	assert_int_equal(upcc_inventory_tick_sample(&inv, &sample), 0);
+	assert_int_equal(fake_cachestat_calls, 1);
+	assert_int_equal(sample.file_lru_pages, 1024);		/* 4 MiB: 16 ms */
+	fake_whole = true;
+	pace_now += 10 * 1000;
+	assert_int_equal(upcc_inventory_tick_sample(&inv, &sample), 0);
+	assert_int_equal(fake_cachestat_calls, 1);		/* not yet */
+	assert_int_equal(sample.file_lru_pages, 1024);
+	pace_now += 6 * 1000;
+	assert_int_equal(upcc_inventory_tick_sample(&inv, &sample), 0);
+	assert_int_equal(fake_cachestat_calls, 2);
+	assert_int_equal(sample.file_lru_pages, 2048);
+	upcc_hooks.cachestat = NULL;
+	upcc_hooks.monotonic_usec = NULL;
+	close(pipe_fds[1]);
+	upcc_inventory_fini(&inv);
+}
+
 /*
  * Issue 32: a path scope whose root was a mount point and is one no more
  * was unmounted (nothing of the inventory's keeps it mounted): its refresh
@@ -973,6 +1083,63 @@ static void test_long_path_measured_and_dropped(void **state)
 	ua_rm_rf(sub);
 }
 
+/*
+ * Issue 30 / hostile test M2: without fanotify (the root not a mount
+ * point), a tree whose walk costs a second of CPU was walked at every
+ * refresh, a core forever.  Walks are paced by their cost: the next waits
+ * until the last took at most 1/UPCC_INVENTORY_WALK_PACE of the time since
+ * it began.  A refresh in between does not walk; its totals are the last
+ * walk's less what upcd dropped since.  (The walk's cost is set by the
+ * test: a real one costly enough would make the test slow.)
+ */
+static void test_unmarked_walks_paced(void **state)
+{
+	struct upcc_inventory inv;
+	struct upcc_inventory_entry *order[4];
+	struct upcc_evict_result result;
+	struct upcc_sample sample;
+	char file[PATH_MAX + 96];
+
+	(void)state;
+	need_cachestat();
+	snprintf(file, sizeof(file), "%s/f", make_sub("paced"));
+	assert_int_equal(ua_cached_file(file, 64, 1), 0);
+	pace_now = 1000ull * 1000 * 1000;
+	upcc_hooks.monotonic_usec = pace_clock;
+	assert_int_equal(upcc_inventory_init(&inv, sub, false, 0), 0);
+	assert_true(inv.fan.fd < 0);
+	assert_int_equal(upcc_inventory_refresh(&inv), 0);
+	assert_int_equal(inv.walks, 1);
+	assert_int_equal(inv.last.sum.cached_pages, 64);
+	/* A cheap walk is never paced. */
+	pace_now += 1000;
+	assert_int_equal(upcc_inventory_refresh(&inv), 0);
+	assert_int_equal(inv.walks, 2);
+	assert_false(inv.paced);
+	/* A dear one (1 s of CPU) is walked again 200 s on, not before. */
+	inv.walk_cpu_usec = 1000ull * 1000;
+	pace_now += 1000ull * 1000;
+	assert_int_equal(upcc_inventory_refresh(&inv), 0);
+	assert_true(inv.paced);
+	assert_int_equal(inv.walks, 2);
+	assert_int_equal(inv.walks_paced, 1);
+	assert_int_equal(inv.last.sum.cached_pages, 64);
+	/* What upcd drops in between comes off the totals the sample reports. */
+	assert_int_equal(upcc_inventory_coldest(&inv, order, 4), 1);
+	assert_int_equal(upcc_inventory_evict(&inv, order[0], 0, &result), 0);
+	assert_int_equal(upcc_inventory_sample(&inv, &sample), 0);
+	assert_int_equal(sample.file_lru_pages, 0);
+	pace_now += 198ull * 1000 * 1000;
+	assert_int_equal(upcc_inventory_refresh(&inv), 0);
+	assert_true(inv.paced);
+	pace_now += 1000ull * 1000;
+	assert_int_equal(upcc_inventory_refresh(&inv), 0);
+	assert_false(inv.paced);
+	assert_int_equal(inv.walks, 3);
+	upcc_hooks.monotonic_usec = NULL;
+	upcc_inventory_fini(&inv);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -996,6 +1163,9 @@ int main(void)
 		cmocka_unit_test(test_tick_measures_only_what_can_grow),
 		cmocka_unit_test(test_refresh_skips_unchanged),
 		cmocka_unit_test(test_long_path_measured_and_dropped),
+		cmocka_unit_test(test_unmarked_walks_paced),
+		cmocka_unit_test(test_tick_paced_by_cache),
+		cmocka_unit_test(test_evict_stream_at_end),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -24,6 +24,19 @@
  */
 #define DROP_SLACK 8u
 
+/* The scope's inflow (core/wset.h), as the test sets it; and its hold. */
+static uint64_t inflow;
+#define HOLD (1ull << 20)
+
+/* The judge's now (core/wset.h): the test's clock and inflow. */
+static const struct upcc_wset_now *at(uint64_t usec)
+{
+	static struct upcc_wset_now now;
+
+	now = (struct upcc_wset_now){ .usec = usec, .inflow_pages = inflow, .hold_pages = HOLD };
+	return &now;
+}
+
 static char tmpdir[PATH_MAX];
 static char path[PATH_MAX + 16];
 
@@ -117,7 +130,7 @@ static uint64_t evict(struct file *f, uint64_t limit, uint64_t now)
 {
 	uint64_t dropped;
 
-	assert_int_equal(upcc_ranges_evict(f->ranges, f->fd, &f->st, limit, now, &dropped), 0);
+	assert_int_equal(upcc_ranges_evict(f->ranges, f->fd, &f->st, limit, at(now), &dropped), 0);
 	return dropped;
 }
 
@@ -181,7 +194,7 @@ static void test_refaulted_range_is_hot(void **state)
 	assert_int_equal(upcc_ranges_hot_pages(f.ranges, t + SEC), 0);
 	reread(&f, 1, UPCC_RANGE_PAGES / 2);	/* half back: hot */
 	reread(&f, 5, UPCC_RANGE_PAGES / 8);	/* an eighth: not */
-	assert_true(upcc_ranges_watch(f.ranges, f.fd, &f.st, t + 2 * SEC) >=
+	assert_true(upcc_ranges_watch(f.ranges, f.fd, &f.st, at(t + 2 * SEC)) >=
 		    UPCC_RANGE_PAGES / 2 - HOST_RECLAIM_SLACK);
 	assert_true(upcc_ranges_hot_pages(f.ranges, t + 2 * SEC) >=
 		    UPCC_RANGE_PAGES / 2 - HOST_RECLAIM_SLACK);
@@ -191,18 +204,22 @@ static void test_refaulted_range_is_hot(void **state)
 	/* Range 5 is still watched (its watch runs): neither may go. */
 	evict(&f, 0, t + 3 * SEC);
 	assert_true(cached_in(&f, 5) >= UPCC_RANGE_PAGES / 8 - HOST_RECLAIM_SLACK);
-	/* Its watch over, it may, and range 1, hot, still may not. */
-	t5 = t + SEC + UPCC_WSET_WATCH_USEC;
+	/* Its watch over (more than the scope may hold came in since), it
+	 * may, and range 1, hot, still may not.
+	 */
+	inflow += 2 * HOLD;
+	t5 = t + 4 * SEC;
 	evict(&f, 0, t5);
 	assert_true(cached_in(&f, 1) >= UPCC_RANGE_PAGES / 2 - HOST_RECLAIM_SLACK);
 	assert_true(cached_in(&f, 5) <= DROP_SLACK);
 
 	/* Range 5's second drop: nothing back within its watch, then a re-read. */
-	assert_int_equal(upcc_ranges_watch(f.ranges, f.fd, &f.st, t5 + SEC), 0);
-	assert_int_equal(upcc_ranges_watch(f.ranges, f.fd, &f.st, t5 + UPCC_WSET_WATCH_USEC), 0);
+	assert_int_equal(upcc_ranges_watch(f.ranges, f.fd, &f.st, at(t5 + SEC)), 0);
+	assert_int_equal(upcc_ranges_watch(f.ranges, f.fd, &f.st,
+					   at(t5 + UPCC_WSET_WATCH_USEC)), 0);
 	reread(&f, 5, UPCC_RANGE_PAGES);
 	assert_int_equal(upcc_ranges_watch(f.ranges, f.fd, &f.st,
-					   t5 + UPCC_WSET_WATCH_USEC + SEC), 0);
+					   at(t5 + UPCC_WSET_WATCH_USEC + SEC)), 0);
 	assert_int_equal(f.ranges->range[5].hot_until_usec, 0);
 
 	/* Range 1 after its protection: probed (an eighth), back, hot for 2x. */
@@ -210,7 +227,7 @@ static void test_refaulted_range_is_hot(void **state)
 	evict(&f, 0, t);
 	assert_true(cached_in(&f, 1) <= UPCC_RANGE_PAGES / 2 - UPCC_RANGE_PROBE_PAGES + DROP_SLACK);
 	reread(&f, 1, UPCC_RANGE_PAGES);
-	assert_true(upcc_ranges_watch(f.ranges, f.fd, &f.st, t + SEC) > 0);
+	assert_true(upcc_ranges_watch(f.ranges, f.fd, &f.st, at(t + SEC)) > 0);
 	assert_true(f.ranges->range[1].hot_until_usec == t + SEC + 2 * UPCC_WSET_HOT_USEC);
 	close_file(&f);
 }
@@ -230,7 +247,7 @@ static void make_hot(struct file *f, uint64_t t)
 	evict(f, 0, t);
 	evict(f, 0, t + SEC);
 	reread(f, 2, UPCC_RANGE_PAGES);
-	assert_true(upcc_ranges_watch(f->ranges, f->fd, &f->st, t + 2 * SEC) > 0);
+	assert_true(upcc_ranges_watch(f->ranges, f->fd, &f->st, at(t + 2 * SEC)) > 0);
 	assert_int_equal(f->ranges->range[2].hot_level, 1);
 }
 
@@ -267,7 +284,7 @@ static void test_hot_range_probed_by_an_eighth(void **state)
 
 	/* Back within the watch: hot for 2x, then eighth 2 is probed. */
 	reread(&f, 2, UPCC_RANGE_PAGES);
-	assert_true(upcc_ranges_watch(f.ranges, f.fd, &f.st, t + SEC) >= p1 - DROP_SLACK);
+	assert_true(upcc_ranges_watch(f.ranges, f.fd, &f.st, at(t + SEC)) >= p1 - DROP_SLACK);
 	assert_int_equal(f.ranges->range[2].hot_until_usec, t + SEC + 2 * UPCC_WSET_HOT_USEC);
 	t += SEC + 2 * UPCC_WSET_HOT_USEC;
 	evict(&f, 0, t);
@@ -288,7 +305,7 @@ static void test_cold_probe_then_whole_drop(void **state)
 	(void)state;
 	t = probed_once(&f);
 	assert_true(f.ranges->range[2].dropped <= UPCC_RANGE_PROBE_PAGES);
-	assert_int_equal(upcc_ranges_watch(f.ranges, f.fd, &f.st, t + UPCC_WSET_WATCH_USEC), 0);
+	assert_int_equal(upcc_ranges_watch(f.ranges, f.fd, &f.st, at(t + UPCC_WSET_WATCH_USEC)), 0);
 	assert_int_equal(f.ranges->range[2].hot_level, 0);
 	assert_int_equal(f.ranges->range[2].dropped, 0);
 	evict(&f, 0, t + UPCC_WSET_WATCH_USEC + SEC);
@@ -309,7 +326,7 @@ static void test_short_probe_keeps_eighths(void **state)
 	(void)state;
 	t = probed_once(&f);		/* eighth 1 */
 	reread(&f, 2, p1 + 4);			/* 4 of its 64 back */
-	assert_int_equal(upcc_ranges_watch(f.ranges, f.fd, &f.st, t + UPCC_WSET_WATCH_USEC), 0);
+	assert_int_equal(upcc_ranges_watch(f.ranges, f.fd, &f.st, at(t + UPCC_WSET_WATCH_USEC)), 0);
 	assert_int_equal(f.ranges->range[2].hot_level, 1);
 	t += UPCC_WSET_WATCH_USEC + SEC;
 	evict(&f, 0, t);			/* eighth 2: an eighth, not all */

@@ -72,4 +72,26 @@ warm
 mask_daemon() { mask_status | sed -E 's/of pid [0-9]+, last updated [0-9]+s ago/of pid PID, last updated Ns ago/'; }
 golden status mask_daemon "$upcc" status --state "$tmp/state.json"
 golden status-bytes mask_daemon "$upcc" status --bytes --state "$tmp/state.json"
+
+# A daemon holding a working set (issue 30): status says what it holds, its
+# cap and the effective target's reason, human and --json alike.
+python3 - "$tmp/state.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["scopes"][0]
+s.update(working_set_pages=1536, working_set_cap_pages=2048, working_set_items=3,
+         effective_target_pages=s["target_pages"] + 1536,
+         effective_target_reason="working set in use, capped")
+json.dump(d, open(sys.argv[1], "w"))
+PY
+"$upcc" status --state "$tmp/state.json" > "$tmp/wset.out" 2>&1
+grep -q 'working set in use, capped); working set 6.0Mi held in 3 files/ranges, cap 8.0Mi above the target' "$tmp/wset.out"
+result "status: the working set held, its cap, the effective target's reason" $? "$(cat "$tmp/wset.out")"
+"$upcc" status --json --state "$tmp/state.json" | python3 -c '
+import json, sys
+s = json.load(sys.stdin)["scopes"][0]
+assert s["working_set_bytes"] == 1536 * 4096 and s["working_set_cap_pages"] == 2048, s
+assert s["working_set_items"] == 3 and s["effective_target_reason"] == "working set in use, capped", s
+' > "$tmp/wset-json.out" 2>&1
+result "status --json: working_set_*, working_set_cap_*, working_set_items" $? "$(cat "$tmp/wset-json.out")"
 summary

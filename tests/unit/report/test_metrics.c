@@ -23,6 +23,8 @@ static void make_runs(struct upcc_scope_run runs[2])
 	runs[0].state.last.unmapped_pages = 200;
 	runs[0].state.policy.target_pages = 10;
 	runs[0].state.policy.trigger_pages = 160;
+	runs[0].state.policy.wset_cap_pages = 40;
+	runs[0].state.last.hot_pages = 25;
 	runs[0].state.phase = UPCC_PHASE_RECLAIMING;
 	runs[0].state.counters.reclaimed_pages_total = 50;
 	runs[0].state.counters.actions_total = 3;
@@ -78,6 +80,11 @@ static void test_format(void **state)
 	expect_line(text, "upcc_target_bytes{scope=\"system\"} 40960");
 	expect_line(text, "upcc_trigger_bytes{scope=\"system\"} 655360");
 	expect_line(text, "upcc_reclaiming{scope=\"system\"} 1");
+	/* The working set held, and how far it may raise the target. */
+	expect_line(text, "# TYPE upcc_working_set_bytes gauge");
+	expect_line(text, "upcc_working_set_bytes{scope=\"system\"} 102400");
+	expect_line(text, "# TYPE upcc_working_set_cap_bytes gauge");
+	expect_line(text, "upcc_working_set_cap_bytes{scope=\"system\"} 163840");
 	expect_line(text, "# TYPE upcc_reclaimed_bytes_total counter");
 	expect_line(text, "upcc_reclaimed_bytes_total{scope=\"system\"} 204800");
 	expect_line(text, "upcc_actions_total{scope=\"system\"} 3");

@@ -38,6 +38,12 @@ static void test_round_trip(void **state)
 	runs[0].state.counters.reclaimed_pages_total = UINT64_MAX;
 	runs[0].state.counters.actions_total = 9;
 	runs[0].state.phase = UPCC_PHASE_RECLAIMING;
+	/* The working set held, its cap and why the target is raised. */
+	runs[0].state.policy.wset_cap_pages = 444;
+	runs[0].state.last.hot_pages = 300;
+	runs[0].state.last.hot_items = 7;
+	runs[0].state.effective_target_pages = 411;
+	runs[0].state.wset = (struct upcc_wset){ .raise_pages = 300, .in_use = true };
 	snprintf(runs[1].scope.name, sizeof(runs[1].scope.name), "node1");
 	runs[1].scope.kind = UPCC_SCOPE_NODE;
 	runs[1].scope.node_id = 1;
@@ -67,6 +73,11 @@ static void test_round_trip(void **state)
 	assert_true(read_back[0].trigger_pages == 1776);
 	assert_true(read_back[0].reclaimed_pages_total == UINT64_MAX);
 	assert_true(read_back[0].actions_total == 9);
+	assert_true(read_back[0].working_set_pages == 300);
+	assert_true(read_back[0].working_set_cap_pages == 444);
+	assert_true(read_back[0].working_set_items == 7);
+	assert_true(read_back[0].effective_target_pages == 411);
+	assert_string_equal(read_back[0].effective_target_reason, "working set in use");
 	assert_string_equal(read_back[1].backend, "none");
 	assert_string_equal(read_back[1].backend_why, "damon: busy");
 	assert_int_equal(read_back[1].node_id, 1);

@@ -296,9 +296,45 @@ static void test_dry_run_summarised(void **state)
 	free(text);
 }
 
+/*
+ * A round says what stopped it (issue 30): the target raised by the
+ * working set, with what it holds; nothing more to take, with the working
+ * set held and the dirty pages that stayed.
+ */
+static void test_round_says_why(void **state)
+{
+	struct upcd_scope_log slog = { 0 };
+	struct upcc_scope_run run;
+	char *text;
+
+	(void)state;
+	make_run(&run);
+	fake_now = 3000 * SECOND;
+	run.state.policy.wset_cap_pages = 8 * MIB_PAGES;
+	run.state.effective_target_pages = 6 * MIB_PAGES;
+	run.state.last.hot_pages = 6 * MIB_PAGES;
+	run.state.last.hot_items = 3;
+	run.state.last.dirty_pages = MIB_PAGES;
+	capture_begin();
+	round_of(&run, &slog, 16 * MIB_PAGES, MIB_PAGES);
+	round_of(&run, &slog, 16 * MIB_PAGES, 0);
+	run.state.last.hot_pages = 0;
+	run.state.effective_target_pages = run.state.policy.target_pages;
+	slog = (struct upcd_scope_log){ 0 };
+	round_of(&run, &slog, 16 * MIB_PAGES, 0);
+	text = capture_end();
+	if (!strstr(text, "at the target raised by the working set: 6.0Mi held as working set in 3 files/ranges (cap 8.0Mi)") ||
+	    !strstr(text, "nothing more came off: 6.0Mi held as working set in 3 files/ranges (cap 8.0Mi), 1.0Mi dirty or under writeback") ||
+	    !strstr(text, "target 2.0Mi, effective 6.0Mi") ||
+	    !strstr(text, "nothing more came off: no working set held, 1.0Mi dirty or under writeback"))
+		fail_msg("a round that does not say why:\n%s", text);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_says_why),
 		cmocka_unit_test(test_stuck_scope_said_once),
 		cmocka_unit_test(test_stuck_scope_said_on_change),
 		cmocka_unit_test(test_stuck_scope_heartbeat_and_end),
