@@ -94,8 +94,93 @@ static void carry_state(struct upcc_scope_run *run, const struct upcc_scope_run 
 	}
 }
 
+/* The scope's own backend, else the config's. */
+static const char *backend_name_of(const struct upcc_config *config,
+				   const struct upcc_config_scope *entry)
+{
+	return entry->backend_name[0] ? entry->backend_name : config->backend_name;
+}
+
+/* The length of an exclude list: its strings and the empty one that ends it. */
+static size_t exclude_len(const char *list, size_t size)
+{
+	size_t at = 0;
+
+	while (at < size && list[at]) {
+		size_t len = strnlen(list + at, size - at);
+
+		at += len + 1;
+	}
+	return at < size ? at + 1 : size;
+}
+
+/*
+ * Does the running backend of @old work on exactly what @run's would, with
+ * the same settings?  Only the policy (target, trigger, steps) may differ:
+ * the backend does not read it.  Names, kinds, trees and excludes must be
+ * the same, and the backend must be running (never in a dry run).
+ */
+static bool backend_same(const struct upcc_scope_run *old, const struct upcc_config *config,
+			 const struct upcc_config_scope *entry, bool dry_run)
+{
+	const struct upcc_scope *a = &old->scope, *b = &entry->scope;
+	size_t len = exclude_len(a->exclude, sizeof(a->exclude));
+
+	return old->backend_initialised && !dry_run &&
+	       strcmp(old->backend_name, backend_name_of(config, entry)) == 0 &&
+	       strcmp(a->name, b->name) == 0 && a->kind == b->kind && a->node_id == b->node_id &&
+	       strcmp(a->path, b->path) == 0 && a->cross_mounts == b->cross_mounts &&
+	       len == exclude_len(b->exclude, sizeof(b->exclude)) &&
+	       memcmp(a->exclude, b->exclude, len) == 0 &&
+	       old->backend.allow_dropcache == config->allow_dropcache &&
+	       old->backend.damon_min_age_ms == config->damon_min_age_ms;
+}
+
+/* The old run whose backend @entry's run can take over, or NULL. */
+static struct upcc_scope_run *backend_to_keep(const struct upcc_config *config,
+					      const struct upcc_config_scope *entry,
+					      struct upcc_scope_run *old_runs, size_t nr_old,
+					      bool dry_run)
+{
+	for (size_t i = 0; i < nr_old; i++)
+		if (backend_same(&old_runs[i], config, entry, dry_run))
+			return &old_runs[i];
+	return NULL;
+}
+
+/*
+ * A reload that leaves a scope's backend as it was keeps the backend
+ * running: what it learnt is the point of some of them (DAMON's access
+ * history, the inventory's files and working set), and a new one would
+ * start from nothing.  The old run gives it up, so releasing it later
+ * releases nothing.
+ */
+static void keep_backend(struct upcc_scope_run *run, struct upcc_scope_run *old)
+{
+	run->backend = old->backend;
+	run->backend_initialised = true;
+	run->backend_ready = true;
+	old->backend_initialised = false;
+	old->backend_ready = false;
+	upcc_log(LOG_INFO, "scope %s: backend %s kept across the reload, with what it learnt",
+		 run->scope.name, run->backend.ops->name);
+}
+
+void upcc_runs_release_changed(const struct upcc_config *config, struct upcc_run_mode mode,
+			       struct upcc_scope_run *old_runs, size_t nr_old)
+{
+	for (size_t i = 0; i < nr_old; i++) {
+		bool kept = false;
+
+		for (size_t j = 0; j < config->nr_scopes && !kept; j++)
+			kept = backend_same(&old_runs[i], config, &config->scopes[j], mode.dry_run);
+		if (!kept)
+			upcc_run_release(&old_runs[i]);
+	}
+}
+
 int upcc_runs_build(const struct upcc_config *config, struct upcc_run_mode mode,
-		    const struct upcc_scope_run *old_runs, size_t nr_old,
+		    struct upcc_scope_run *old_runs, size_t nr_old,
 		    struct upcc_scope_run **runs_out)
 {
 	struct upcc_scope_run *runs = calloc(config->nr_scopes, sizeof(*runs));
@@ -107,14 +192,20 @@ int upcc_runs_build(const struct upcc_config *config, struct upcc_run_mode mode,
 	for (size_t i = 0; i < config->nr_scopes; i++) {
 		const struct upcc_config_scope *entry = &config->scopes[i];
 
+		struct upcc_scope_run *old;
+
 		runs[i].scope = entry->scope;
 		snprintf(runs[i].backend_name, sizeof(runs[i].backend_name), "%s",
-			 entry->backend_name[0] ? entry->backend_name : config->backend_name);
+			 backend_name_of(config, entry));
 		carry_state(&runs[i], old_runs, nr_old);
 		/* --once reclaims now: as if kswapd had just been woken. */
 		if (mode.once)
 			runs[i].state.phase = UPCC_PHASE_RECLAIMING;
-		upcc_run_setup(&runs[i], config, mode.dry_run);
+		old = backend_to_keep(config, entry, old_runs, nr_old, mode.dry_run);
+		if (old)
+			keep_backend(&runs[i], old);
+		else
+			upcc_run_setup(&runs[i], config, mode.dry_run);
 		ready += runs[i].backend_ready;
 	}
 	*runs_out = runs;

@@ -83,12 +83,23 @@ struct upcc_run_mode {
 /*
  * A run for every scope of @config, into *@runs_out (config->nr_scopes of
  * them, freed with upcc_runs_free even on error).  Scopes also in
- * @old_runs (a reload) keep their counters and phase, found by name.  0, or -ENODEV
+ * @old_runs (a reload) keep their counters and phase, found by name, and
+ * an old backend that works on exactly the same scope with the same
+ * settings is taken over, running, with what it learnt (DAMON's access
+ * history, the inventory): the old run no longer holds it.  0, or -ENODEV
  * if a scope has no usable backend (never in a dry run), -ENOMEM.
  */
 int upcc_runs_build(const struct upcc_config *config, struct upcc_run_mode mode,
-		    const struct upcc_scope_run *old_runs, size_t nr_old,
+		    struct upcc_scope_run *old_runs, size_t nr_old,
 		    struct upcc_scope_run **runs_out);
+
+/*
+ * Before a reload builds its runs: let go of the old backends @config will
+ * not take over, so that two backends (two inventories, two DAMON
+ * contexts) for one scope never coexist.
+ */
+void upcc_runs_release_changed(const struct upcc_config *config, struct upcc_run_mode mode,
+			       struct upcc_scope_run *old_runs, size_t nr_old);
 
 /* Choose and (unless dry run) initialise @run's backend; logs the outcome. */
 void upcc_run_setup(struct upcc_scope_run *run, const struct upcc_config *config, bool dry_run);

@@ -396,15 +396,19 @@ static void reload(struct upcd *upcd)
 		upcc_notify("READY=1");
 		return;
 	}
-	/* The old backends let go first: two fadvise inventories or two
-	 * DAMON contexts for one scope must never coexist.
+	/* The old backends the new config changes let go first: two fadvise
+	 * inventories or two DAMON contexts for one scope must never coexist.
+	 * One it leaves as it was is taken over, running (scoperun.h).
 	 */
-	for (size_t i = 0; i < upcd->nr_runs; i++)
-		upcc_run_release(&upcd->runs[i]);
+	upcc_runs_release_changed(&new_config, upcd_run_mode(&upcd->options, &new_config),
+				  upcd->runs, upcd->nr_runs);
 	upcd->config = new_config;
 	err = upcc_runs_build(&upcd->config, upcd_run_mode(&upcd->options, &upcd->config), upcd->runs,
 			      upcd->nr_runs, &new_runs);
 	if (err) {
+		/* What was taken over goes with the new runs: the old
+		 * configuration starts its backends afresh.
+		 */
 		upcc_log(LOG_ERR, "reload: a scope has no backend: keeping the old configuration");
 		if (new_lock != upcd->lock_fd)
 			upcd_lock_release(new_lock);

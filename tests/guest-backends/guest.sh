@@ -330,7 +330,7 @@ one_kdamond_on() {
 }
 marker_names() { [ "$(awk '{ print $2 }' $MARKER 2>/dev/null)" = "$1" ]; }
 
-write_damon_conf() { # $1 = damon_min_age, $2 = backend (damon)
+write_damon_conf() { # $1 = damon_min_age, $2 = backend (damon), $3 = target (16M)
 	cat > $DAMON_CONF <<CONF
 interval = 1s
 backend = ${2:-damon}
@@ -338,7 +338,7 @@ damon_min_age = $1
 state = $DAMON_STATE
 [scope system]
 type = system
-target = 16M
+target = ${3:-16M}
 trigger = 24M
 CONF
 }
@@ -480,13 +480,27 @@ case_damon_run() {
 	check "damon: still the same one kdamond ($(kdamond_pid) = $first_kdamond)" \
 		[ "$(kdamond_pid)" = "$first_kdamond" ]
 
+	# A reload that changes only the policy keeps the kdamond, and with it
+	# the access history the scheme's min_age is judged on.
+	write_damon_conf 2s damon 12M
+	kill -HUP "$upcd_pid"
+	i=0
+	while [ "$(grep -c reloaded /tmp/upcd-daemon.out)" -lt 1 ] && [ $i -lt 200 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	check "damon: a reload of the target alone keeps the kdamond ($(kdamond_pid) = $first_kdamond)" \
+		[ "$(kdamond_pid)" = "$first_kdamond" ]
+	check "damon: and says so (backend damon kept across the reload)" \
+		grep -q "backend damon kept across the reload" /tmp/upcd-daemon.out
+
 	# Reload: the scheme set up again with the new min_age.
 	write_damon_conf 3s
 	kill -HUP "$upcd_pid"
 	# The reload lets the old kdamond go and starts one on the new
 	# settings, between two steps: wait (20 s) for both to be done.
 	i=0
-	while ! { grep -q reloaded /tmp/upcd-daemon.out && reloaded_to_30; } && [ $i -lt 200 ]; do
+	while ! { [ "$(grep -c reloaded /tmp/upcd-daemon.out)" -ge 2 ] && reloaded_to_30; } && [ $i -lt 200 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done

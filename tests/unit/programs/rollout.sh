@@ -19,7 +19,7 @@ json_of() {	# json_of FILE EXPR: EXPR of the JSON in FILE (as d), printed; -1 if
 	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' \
 		"$@" 2>/dev/null || echo -1
 }
-write_config() {	# write_config yes|no
+write_config() {	# write_config yes|no [TARGET [EXCLUDE]]
 	cat >"$tmp/upcd.conf.new" <<CONF
 interval = 200ms
 tick = 100ms
@@ -32,7 +32,8 @@ metrics = $tmp/upcc.prom
 [scope tree]
 type = path
 path = $tmp/tree
-target = 0
+target = ${2:-0}
+${3:+exclude = $3}
 CONF
 	mv "$tmp/upcd.conf.new" "$tmp/upcd.conf"
 }
@@ -82,6 +83,28 @@ check "dry_run = no + SIGHUP: upcc_dry_run 0" wait_for 10 grep -qx 'upcc_dry_run
 check "dry_run = no: upcc status exits 0" exit_code_is 0 "$upcc" status --state "$tmp/state.json"
 not_dry_run() { grep -q '^upcd: running, pid ' "$tmp/out" && ! grep -q 'dry run' "$tmp/out"; }
 check "dry_run = no: upcc status does not say dry run" not_dry_run
+
+# A reload that changes the policy alone keeps the running backend, with
+# what it learnt (scoperun.h): no new inventory, no new walk.  One that
+# changes what the backend works on (an exclude) starts a new one: the
+# negative control of the first.
+reloads() { grep -c '^upcd: reloaded: ' "$tmp/upcd.log"; }
+inventories() { grep -c 'inventory root' "$tmp/upcd.log"; }
+reloaded_to() { [ "$(reloads)" -ge "$1" ]; }
+n_reloads=$(reloads)
+n_inv=$(inventories)
+write_config no 1M
+kill -HUP "$daemon"
+check "target alone + SIGHUP: reloaded" wait_for 20 reloaded_to $((n_reloads + 1))
+check "target alone + SIGHUP: the log says the backend was kept" \
+	grep -q "scope tree: backend fadvise kept across the reload" "$tmp/upcd.log"
+check "target alone + SIGHUP: no new inventory ($(inventories) lines, $n_inv before)" \
+	test "$(inventories)" -eq "$n_inv"
+write_config no 1M "$tmp/tree/sub"
+kill -HUP "$daemon"
+check "exclude changed + SIGHUP: reloaded" wait_for 20 reloaded_to $((n_reloads + 2))
+check "exclude changed + SIGHUP: a new inventory ($(inventories) lines, $n_inv before)" \
+	test "$(inventories)" -gt "$n_inv"
 
 # And back: a SIGHUP to "dry_run = yes" stops the dropping without a restart.
 write_config yes
