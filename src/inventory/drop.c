@@ -182,7 +182,7 @@ static int evict_ranges(struct upcc_inventory *inv, struct upcc_inventory_entry 
 	 */
 	result->after_pages = entry->cached_pages =
 		res.cached_pages > dropped ? res.cached_pages - dropped : 0;
-	upcc_inv_count_inflow(inv, entry, res.cached_pages);
+	upcc_inv_count_inflow(inv, entry, result->after_pages);
 	take_from_totals(inv, result);
 	return 0;
 }

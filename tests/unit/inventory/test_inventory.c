@@ -17,6 +17,7 @@
 #include "lib/hooks.h"
 
 #include "inventory/inventory.h"
+#include "inventory/ranges.h"
 #include "sys/measure.h"
 #include "lib/pace.h"
 
@@ -495,6 +496,51 @@ static void test_evict_stream_at_end(void **state)
 	assert_int_equal(result.before_pages, 6144);
 	assert_true(result.after_pages <= window);
 	assert_true(cached_pages_of_range(path, 6144 - window, window) >= window - 64);
+	upcc_inventory_fini(&inv);
+}
+
+/*
+ * A drop by ranges leaves the file's inflow base at what it left: pages
+ * read back afterwards are inflow (the refault distance counts them), not
+ * lost under the count from before the drop.
+ */
+static void test_range_drop_counts_inflow(void **state)
+{
+	char path[PATH_MAX + 16];
+	struct upcc_inventory inv;
+	struct upcc_inventory_entry *entry;
+	struct upcc_evict_result result;
+	uint64_t file_pages = UPCC_RANGES_MIN_PAGES + 2048, inflow;
+	long page = sysconf(_SC_PAGESIZE);
+	int fd;
+
+	(void)state;
+	need_cachestat();
+	if (page != 4096)
+		skip();
+	snprintf(path, sizeof(path), "%s/big", make_sub("rangeinflow"));
+	assert_int_equal(ua_cached_file(path, file_pages, 1), 0);
+	assert_int_equal(upcc_inventory_init(&inv, sub, false, 0), 0);
+	assert_int_equal(upcc_inventory_refresh(&inv), 0);
+	assert_int_equal(inv.count, 1);
+	entry = &inv.entries[0];
+	entry->hot_until_usec = UINT64_MAX;	/* hot: dropped by ranges */
+	/* A range goes only once seen not growing: the first call looks. */
+	assert_int_equal(upcc_inventory_evict(&inv, entry, 4096, &result), 0);
+	assert_int_equal(upcc_inventory_evict(&inv, entry, 4096, &result), 0);
+	assert_true(result.before_pages > result.after_pages);
+	inflow = inv.inflow_pages;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	for (uint64_t p = 0; p < file_pages; p++)	/* read back whole */
+		assert_true(pread(fd, &(char){ 0 }, 1, (off_t)p * page) == 1);
+	close(fd);
+	assert_int_equal(upcc_inventory_refresh(&inv), 0);
+	/* Most of what the drop took came back as inflow (this machine's own
+	 * reclaim may take a little meanwhile).
+	 */
+	assert_true(inv.inflow_pages - inflow >=
+		    (result.before_pages - result.after_pages) * 3 / 4);
 	upcc_inventory_fini(&inv);
 }
 
@@ -1166,6 +1212,7 @@ int main(void)
 		cmocka_unit_test(test_unmarked_walks_paced),
 		cmocka_unit_test(test_tick_paced_by_cache),
 		cmocka_unit_test(test_evict_stream_at_end),
+		cmocka_unit_test(test_range_drop_counts_inflow),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
