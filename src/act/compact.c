@@ -9,9 +9,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "lib/clock.h"
 #include "lib/hooks.h"
 #include "sys/sysfs.h"
 
@@ -97,15 +97,6 @@ void upcc_compact_probe(struct upcc_compact *compact, bool allowed)
 		 device, UPCC_COMPACT_MIN_FREED_BYTES >> 20, UPCC_COMPACT_GAP_USEC / 1000000);
 }
 
-static uint64_t thread_cpu_usec(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
 bool upcc_compact_after_round(struct upcc_compact *compact, uint64_t freed_pages,
 			      uint64_t page_size, uint64_t now_usec)
 {
@@ -121,11 +112,11 @@ bool upcc_compact_after_round(struct upcc_compact *compact, uint64_t freed_pages
 	if (compact->last_usec && now_usec - compact->last_usec < UPCC_COMPACT_GAP_USEC)
 		return false;
 	/* The write compacts every node in this thread before it returns. */
-	before = thread_cpu_usec();
+	before = upcc_thread_cpu_usec();
 	err = upcc_sysfs_path(sysctl, sizeof(sysctl), COMPACT_SYSCTL);
 	if (!err)
 		err = upcc_sysfs_write(sysctl, "1");
-	compact->cpu_usec_total += thread_cpu_usec() - before;
+	compact->cpu_usec_total += upcc_thread_cpu_usec() - before;
 	compact->last_usec = now_usec;
 	compact->freed_pages = 0;
 	compact->runs_total++;

@@ -22,6 +22,8 @@ enum upcc_wset_verdict upcc_wset_judge(struct upcc_wset_drop *d, uint64_t droppe
 
 		if (dist > now->hold_pages)
 			return UPCC_WSET_NOT_WORKING_SET;
+		if (since > now->hold_pages && now->usec - d->look_usec > UPCC_WSET_LOOK_GAP_USEC)
+			return UPCC_WSET_NOT_WORKING_SET;	/* looked at too late to tell */
 		*distance = dist;
 		return UPCC_WSET_WORKING_SET;
 	}
@@ -31,6 +33,7 @@ enum upcc_wset_verdict upcc_wset_judge(struct upcc_wset_drop *d, uint64_t droppe
 	if (since > now->hold_pages || now->usec - d->usec >= UPCC_WSET_WATCH_USEC)
 		return UPCC_WSET_NOT_WORKING_SET;
 	d->inflow_not_back = now->inflow_pages;
+	d->look_usec = now->usec;
 	return UPCC_WSET_WATCHING;
 }
 

@@ -95,9 +95,17 @@ struct upcc_wset_now {
  */
 struct upcc_wset_drop {
 	uint64_t usec;
+	uint64_t look_usec;		/* the last look that found it not back */
 	uint64_t inflow_at_drop;
 	uint64_t inflow_not_back;
 };
+
+/* The lower bound stands for the distance only if the last look before
+ * the return was this recent: a refresh or two.  After a longer gap (a
+ * paced walk, a daemon stopped) more than the hold may have come in
+ * before the pages did, and nothing says which: not proven.
+ */
+#define UPCC_WSET_LOOK_GAP_USEC	(5ull * 1000 * 1000)
 
 enum upcc_wset_verdict {
 	UPCC_WSET_WATCHING,		/* not back yet, may still be */
@@ -108,7 +116,7 @@ enum upcc_wset_verdict {
 /* A drop made @now: its watch starts. */
 static inline void upcc_wset_drop_start(struct upcc_wset_drop *d, const struct upcc_wset_now *now)
 {
-	d->usec = now->usec;
+	d->usec = d->look_usec = now->usec;
 	d->inflow_at_drop = d->inflow_not_back = now->inflow_pages;
 }
 

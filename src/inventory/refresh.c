@@ -426,16 +426,6 @@ static void hold_working_set(struct upcc_inventory *inv)
 	}
 }
 
-/* This thread's CPU time: what a walk costs, whoever else runs. */
-static uint64_t thread_cpu_usec(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
 /*
  * A path scope without fanotify walks its tree at every refresh: is it too
  * soon for the next walk (UPCC_INVENTORY_WALK_PACE)?  The first walk, and
@@ -469,7 +459,6 @@ int upcc_inventory_refresh(struct upcc_inventory *inv)
 		inv->last.elapsed_usec = 0;
 		return 0;
 	}
-	start_cpu = thread_cpu_usec();
 	memset(&inv->last, 0, sizeof(inv->last));
 	inv->roots_changed[0] = '\0';
 	/* Reading every process's maps is the refresh's dearest part: at
@@ -484,6 +473,10 @@ int upcc_inventory_refresh(struct upcc_inventory *inv)
 			return err;
 		inv->mapped_loaded_usec = start_usec;
 	}
+	/* The walk's cost, not the maps' (their reload has its own bound):
+	 * a small tree on a machine of many processes is not paced for it.
+	 */
+	start_cpu = upcc_thread_cpu_usec();
 	inv->scan++;
 	if (inv->follow_mount_table && inv->scan > 1) {
 		err = upcc_inv_sync_mount_roots(inv);	/* sets need_walk on a change */
@@ -519,7 +512,7 @@ int upcc_inventory_refresh(struct upcc_inventory *inv)
 	inv->last.hot_in_use = upcc_inv_hot_in_use(inv, upcc_monotonic_usec());
 	inv->last.elapsed_usec = upcc_monotonic_usec() - start_usec;
 	if (inv->walk_started_usec == start_usec)
-		inv->walk_cpu_usec = thread_cpu_usec() - start_cpu;
+		inv->walk_cpu_usec = upcc_thread_cpu_usec() - start_cpu;
 	return 0;
 interrupted:
 	/* Half a refresh forgets nothing: the next one walks the whole tree. */

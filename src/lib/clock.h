@@ -38,4 +38,17 @@ static inline uint64_t upcc_realtime_usec(void)
 	return (uint64_t)now.tv_sec * 1000000u + (uint64_t)now.tv_nsec / 1000u;
 }
 
+/*
+ * This thread's CPU time: what a piece of work costs (a walk, a
+ * compaction), whatever else the machine runs.  0 if unavailable.
+ */
+static inline uint64_t upcc_thread_cpu_usec(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
 #endif /* UPCC_CLOCK_H */

@@ -150,6 +150,7 @@ static void test_wset_reread_set_kept(void **state)
 	for (int i = 0; i < 64; i++) {
 		d[i].inflow_not_back = d[0].inflow_not_back;
 		d[i].usec = d[0].usec;
+		d[i].look_usec = d[0].look_usec;
 	}
 	refresh(&s);		/* 20 s on: the report reads it all again */
 	s.now.inflow_pages += 128 * MIB;
@@ -223,6 +224,15 @@ static void test_wset_distance_lower_bound(void **state)
 	now.inflow_pages += 5000;	/* more than the hold, within one refresh */
 	assert_int_equal(upcc_wset_judge(&d, 40, 10, &now, &distance), UPCC_WSET_WORKING_SET);
 	assert_true(distance == 0);
+	/* The same return seen only a minute after the drop (a paced walk):
+	 * more than the hold came in, and no look says whether before or
+	 * after the pages did: not proven, not kept.
+	 */
+	upcc_wset_drop_start(&d, &now);
+	now.usec += 60 * SEC;
+	now.inflow_pages += 5000;
+	assert_int_equal(upcc_wset_judge(&d, 40, 10, &now, &distance),
+			 UPCC_WSET_NOT_WORKING_SET);
 	/* Not back at that look: given up, more than the hold came in. */
 	upcc_wset_drop_start(&d, &now);
 	now.inflow_pages += 101;
