@@ -108,6 +108,15 @@ static const char *exclude_text(char *buf, size_t size, const struct upcc_scope 
 	return buf;
 }
 
+static const char *wset_cap_text(char buf[32], const struct upcc_scope_config *config)
+{
+	if (config->wset_cap_is_ratio) {
+		snprintf(buf, 32, "%ux", config->wset_cap_ratio);
+		return buf;
+	}
+	return amount_text(buf, &config->wset_cap);
+}
+
 static void scope_changes(struct diff *d, const struct upcc_config_scope *was,
 			  const struct upcc_config_scope *now)
 {
@@ -127,6 +136,7 @@ static void scope_changes(struct diff *d, const struct upcc_config_scope *was,
 	snprintf(y, sizeof(y), "%u", b->step_shift);
 	change(d, prefix, "step_shift", x, y);
 	change(d, prefix, "max_step", amount_text(x, &a->max_step), amount_text(y, &b->max_step));
+	change(d, prefix, "working_set_cap", wset_cap_text(x, a), wset_cap_text(y, b));
 	change(d, prefix, "backend", was->backend_name[0] ? was->backend_name : "(daemon's)",
 	       now->backend_name[0] ? now->backend_name : "(daemon's)");
 	change(d, prefix, "cross_mounts", yes_no(was->scope.cross_mounts),
@@ -169,6 +179,8 @@ size_t upcd_config_diff(const struct upcc_config *old, const struct upcc_config 
 	change(&d, "", "allow_dropcache", yes_no(old->allow_dropcache), yes_no(new->allow_dropcache));
 	change(&d, "", "compact", yes_no(old->compact), yes_no(new->compact));
 	change(&d, "", "dry_run", yes_no(old->dry_run), yes_no(new->dry_run));
+	change(&d, "", "damon_min_age", ms_text(x, old->damon_min_age_ms),
+	       ms_text(y, new->damon_min_age_ms));
 	change(&d, "", "metrics", old->metrics_path, new->metrics_path);
 	change(&d, "", "state", old->state_path, new->state_path);
 	scopes_missing(&d, new, old, "added");

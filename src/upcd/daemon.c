@@ -415,8 +415,11 @@ static void reload(struct upcd *upcd)
 		upcc_runs_free(new_runs, upcd->config.nr_scopes);
 		upcc_config_free(&upcd->config);
 		upcd->config = old_config;
-		for (size_t i = 0; i < upcd->nr_runs; i++)
+		for (size_t i = 0; i < upcd->nr_runs; i++) {
+			/* One the build never reached (ENOMEM) still runs. */
+			upcc_run_release(&upcd->runs[i]);
 			upcc_run_setup(&upcd->runs[i], &upcd->config, upcd->config.dry_run);
+		}
 	} else {
 		log_reloaded(upcd, &old_config);
 		free(upcd->runs);

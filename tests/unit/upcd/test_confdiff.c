@@ -56,6 +56,22 @@ static void test_settings_and_scopes(void **state)
 	upcc_config_free(&b);
 }
 
+/* The settings the working set and the damon backend added are named. */
+static void test_wset_cap_and_damon_min_age(void **state)
+{
+	struct upcc_config a, b;
+	char buf[512];
+
+	(void)state;
+	parse("damon_min_age = 5s\n[scope data]\ntype = path\npath = /srv\n", &a);
+	parse("damon_min_age = 2s\n[scope data]\ntype = path\npath = /srv\n"
+	      "working_set_cap = 2x\n", &b);
+	assert_int_equal(upcd_config_diff(&a, &b, buf, sizeof(buf)), 2);
+	assert_string_equal(buf, "damon_min_age 5s -> 2s, scope data: working_set_cap 4x -> 2x");
+	upcc_config_free(&a);
+	upcc_config_free(&b);
+}
+
 /* A list longer than the buffer is cut, and says so. */
 static void test_cut(void **state)
 {
@@ -105,6 +121,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nothing_changed),
 		cmocka_unit_test(test_settings_and_scopes),
+		cmocka_unit_test(test_wset_cap_and_damon_min_age),
 		cmocka_unit_test(test_cut),
 		cmocka_unit_test(test_status_text),
 	};
