@@ -409,7 +409,9 @@ static void spell_end_if_quiet(struct upcd_scope_log *slog, const struct upcc_sc
 			       uint64_t page, uint64_t now)
 {
 	const struct upcc_journal_field fields[] = {
-		{ "SCOPE", run->scope.name }, { "UPCC_EVENT", "spell-end" }, { NULL, NULL },
+		{ "SCOPE", run->scope.name },
+		{ "BACKEND", run->backend_ready ? run->backend.ops->name : "none" },
+		{ "UPCC_EVENT", "spell-end" }, { NULL, NULL },
 	};
 	char span[24];
 

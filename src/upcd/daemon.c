@@ -25,6 +25,7 @@
 #include "report/metrics.h"
 #include "lib/notify.h"
 #include "lib/pace.h"
+#include "lib/text.h"
 #include "control/scoperun.h"
 #include "report/state.h"
 #include "confdiff.h"
@@ -360,17 +361,22 @@ static bool pace_check(void *ctx)
  */
 static void log_reloaded(const struct upcd *upcd, const struct upcc_config *old_config)
 {
-	char changed[700], count[24];
+	char changed[700], shown[1400], count[24];
 	size_t changes = upcd_config_diff(old_config, &upcd->config, changed, sizeof(changed));
 	const struct upcc_journal_field fields[] = {
 		{ "UPCC_EVENT", "reload" },
 		{ "CHANGES", (snprintf(count, sizeof(count), "%zu", changes), count) },
-		{ "CHANGED", changed },
+		{ "CHANGED", shown },
 		{ NULL, NULL },
 	};
 
+	/* Paths from the config (path, exclude, state) may hold anything a
+	 * file name may: the field shows them as the message does.
+	 */
+	upcc_text_printable(shown, sizeof(shown), changed);
+
 	upcc_log_fields(LOG_NOTICE, fields, "reloaded: %zu scope(s), interval %llu ms: %s",
-			upcd->config.nr_scopes, (unsigned long long)upcd->config.interval_ms, changed);
+			upcd->config.nr_scopes, (unsigned long long)upcd->config.interval_ms, shown);
 }
 
 /*
