@@ -260,6 +260,9 @@ int upcc_control_tick(struct upcc_scope_run *run, upcc_sample_fn sample_fn, uint
 	 */
 	state->tick_blocked = err || report->round_report.end == UPCC_ROUND_NO_PROGRESS ||
 			      report->round_report.end == UPCC_ROUND_STOPPED;
-	state->stuck_unmapped_pages = report->round_report.last.unmapped_before;
+	/* A round that could not measure knows no level to grow from: blocked
+	 * until the interval's round, not "grown from nothing" at every tick.
+	 */
+	state->stuck_unmapped_pages = err ? UINT64_MAX : report->round_report.last.unmapped_before;
 	return err;
 }

@@ -653,6 +653,39 @@ static void test_tick_round_after_stuck_grows(void **state)
 }
 
 /*
+ * A round that failed at its sample learnt nothing of where the scope
+ * stands: the ticks wait for the interval's round to retry, rather than
+ * read "grown from nothing" and start a failing round every tick.
+ */
+static void test_tick_blocked_after_failed_round(void **state)
+{
+	struct upcc_scope_run *run = *state;
+	struct upcc_round_limits limits = round_limits(UINT64_MAX);
+	struct upcc_tick_report tick;
+
+	fake_now = INTERVAL_USEC;
+	fake_unmapped = 200000;
+	assert_int_equal(upcc_control_tick(run, fake_sample, PAGE_SIZE, INTERVAL_USEC, &limits,
+					   &tick), 0);
+	assert_true(tick.round && fake_unmapped == 10000);	/* the policy is known */
+	fake_now += INTERVAL_USEC;
+	fake_sample_error = -EIO;
+	assert_int_equal(upcc_control_tick(run, fake_sample, PAGE_SIZE, INTERVAL_USEC, &limits,
+					   &tick), -EIO);
+	assert_true(tick.round);
+	fake_sample_error = 0;
+	fake_unmapped = 200000;			/* above the trigger */
+	fake_now += TICK_USEC;
+	assert_int_equal(upcc_control_tick(run, fake_sample, PAGE_SIZE, INTERVAL_USEC, &limits,
+					   &tick), 0);
+	assert_false(tick.round);		/* the interval is not up */
+	fake_now += INTERVAL_USEC;
+	assert_int_equal(upcc_control_tick(run, fake_sample, PAGE_SIZE, INTERVAL_USEC, &limits,
+					   &tick), 0);
+	assert_true(tick.round);		/* the interval's round retries */
+}
+
+/*
  * A refaulting working set bigger than the target raises the effective
  * target to hold it; once it is no longer in use, the raise decays and
  * within 30 s the target is the target again.
@@ -744,6 +777,7 @@ int main(void)
 		cmocka_unit_test_setup(test_round_stops, reset),
 		cmocka_unit_test_setup(test_round_keeps_up_with_stream, reset),
 		cmocka_unit_test_setup(test_tick_round_after_stuck_grows, reset),
+		cmocka_unit_test_setup(test_tick_blocked_after_failed_round, reset),
 		cmocka_unit_test_setup(test_tick_round_on_trigger, reset),
 		cmocka_unit_test_setup(test_effective_target_raised_and_decayed, reset),
 		cmocka_unit_test(test_resolve),
