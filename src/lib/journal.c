@@ -99,7 +99,7 @@ int upcc_journal_send(int priority, const char *identifier, const char *message,
 	const char *path = upcc_hooks.journal_socket ? upcc_hooks.journal_socket :
 			   UPCC_JOURNAL_SOCKET;
 	struct sockaddr_un address = { .sun_family = AF_UNIX };
-	char datagram[4096];
+	char datagram[UPCC_JOURNAL_MAX];
 	long len;
 
 	if (strlen(path) >= sizeof(address.sun_path))

@@ -45,8 +45,12 @@ long upcc_journal_format(char *buf, size_t size, int priority, const char *ident
 /*
  * Send one entry to journald's socket (upcc_hooks.journal_socket in the
  * tests, else UPCC_JOURNAL_SOCKET).  0, or -errno: the caller falls back
- * to a stderr line, so nothing is lost when journald is away.
+ * to a stderr line, so nothing is lost when journald is away.  An entry
+ * is at most UPCC_JOURNAL_MAX bytes (a datagram, no memfd): a longer one
+ * (a line with several paths near PATH_MAX) is -ENOBUFS, and goes to
+ * stderr as a plain line, without its fields.
  */
+#define UPCC_JOURNAL_MAX	16384
 int upcc_journal_send(int priority, const char *identifier, const char *message,
 		      const struct upcc_journal_field *fields);
 
