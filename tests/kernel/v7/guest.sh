@@ -18,6 +18,7 @@ fail() { echo "FAIL $*"; }
 cached() { $probe cached "$1"; }
 current_mib() { echo $(($(cat "$1/memory.current") / 1048576)); }
 vmstat() { sed -n "s/^$1 //p" /proc/vmstat; }
+memstat() { sed -n "s/^$2 //p" "$1/memory.stat"; }
 # in CGROUP CMD...: run CMD in a new shell that first joins CGROUP.
 incg() {
 	local c=$1
@@ -57,14 +58,33 @@ run_lru() {
 	t=$(newcg "$lru-clean")
 	incg "$t" cat /data/c0 > /dev/null
 	before=$(cached /data/c0)
+	s0=$(memstat "$t" pgsteal_proactive)
 	if ! echo "64M unmapped" > "$t/memory.reclaim"; then
 		echo "  (64M unmapped: returned an error; partial reclaim is allowed)"
 	fi
 	after=$(cached /data/c0)
+	s1=$(memstat "$t" pgsteal_proactive)
 	if [ "$before" -ge $((60 * mib)) ] && [ "$after" -le $((before / 8)) ]; then
 		pass "${lru}_clean_unmapped_taken: c0 cached $before -> $after pages"
 	else
 		fail "${lru}_clean_unmapped_taken: c0 cached $before -> $after pages (want >= $((60 * mib)) before, <= 1/8 after)"
+	fi
+	# The stock counters see it (review 11c): memory.stat's
+	# pgsteal_proactive grows by what left the cache, give or take 1/16.
+	if [ $((s1 - s0)) -ge $(((before - after) * 15 / 16)) ]; then
+		pass "${lru}_counted_pgsteal_proactive: +$((s1 - s0)) pages for $((before - after)) evicted"
+	else
+		fail "${lru}_counted_pgsteal_proactive: +$((s1 - s0)) pages for $((before - after)) evicted"
+	fi
+	# Refault detection is the stock one (workingset.c untouched): the
+	# evicted pages read back count as refaults in the cgroup.
+	r0=$(memstat "$t" workingset_refault_file)
+	incg "$t" cat /data/c0 > /dev/null
+	r1=$(memstat "$t" workingset_refault_file)
+	if [ $((r1 - r0)) -ge $(((before - after) / 2)) ]; then
+		pass "${lru}_refaults_detected: workingset_refault_file +$((r1 - r0)) on re-reading $((before - after)) evicted pages"
+	else
+		fail "${lru}_refaults_detected: workingset_refault_file +$((r1 - r0)) on re-reading $((before - after)) evicted pages (want >= half)"
 	fi
 	# A key that does not exist is refused (the parser is the stock one).
 	if echo "1M unmapped swappiness=0" > "$t/memory.reclaim" 2>/dev/null; then
