@@ -8,7 +8,8 @@
 KERNEL_V7 := $(BUILD)/kernel/v7/uml-v7/linux
 V7PROBE := $(BUILD)/tests/kernel-v7/v7probe
 
-.PHONY: kernel-v7-source kernel-v7 kernel-v7-checkpatch kernel-v7-functional
+.PHONY: kernel-v7-source kernel-v7 kernel-v7-debug kernel-v7-checkpatch \
+	kernel-v7-functional kernel-v7-functional-debug
 
 kernel-v7-source: deps
 	kernel/scripts/fetch-source.sh kernel/VERSION-7.3-v7
@@ -17,6 +18,11 @@ kernel-v7-source: deps
 # UML, MGLRU built in and switched per check (tests/kernel/v7/guest.sh).
 kernel-v7: kernel-v7-source
 	kernel/scripts/build-kernel.sh um uml-v7
+
+# The same with DEBUG_VM, lockdep and KASAN (VM_WARN_ON_ONCE() is empty
+# without DEBUG_VM).
+kernel-v7-debug: kernel-v7-source
+	kernel/scripts/build-kernel.sh um uml-v7-debug
 
 kernel-v7-checkpatch: kernel-v7-source
 	kernel/scripts/checkpatch.sh kernel/VERSION-7.3-v7
@@ -29,5 +35,9 @@ $(V7PROBE): tests/kernel/v7/v7probe.c
 # control (about 15 s of guest time).
 kernel-v7-functional: kernel-v7 $(V7PROBE)
 	tests/kernel/v7/run.sh
+
+# The same checks on the debug kernel, whose log must also be clean.
+kernel-v7-functional-debug: kernel-v7-debug $(V7PROBE)
+	tests/kernel/v7/run.sh --debug
 
 CHECK_SUITES += kernel-v7-checkpatch kernel-v7-functional

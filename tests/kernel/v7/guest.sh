@@ -240,11 +240,13 @@ if echo y > /sys/kernel/mm/lru_gen/enabled; then
 else
 	fail "mglru: cannot enable /sys/kernel/mm/lru_gen/enabled"
 fi
-dmesg | grep -E "WARNING|BUG|Oops" | head -5 | sed 's/^/  dmesg: /'
-if dmesg | grep -qE "WARNING|BUG:|Oops"; then
+# The debug kernel (uml-v7-debug) adds lockdep and KASAN reports.
+splat="WARNING|BUG:|Oops|KASAN|possible circular locking|possible recursive locking|inconsistent lock state|sleeping function called"
+dmesg | grep -E "$splat" | head -5 | sed 's/^/  dmesg: /'
+if dmesg | grep -qE "$splat"; then
 	fail "kernel_log_clean: see the console"
 else
-	pass "kernel_log_clean: no WARNING, BUG or Oops"
+	pass "kernel_log_clean: no WARNING, BUG, Oops, KASAN or lockdep report"
 fi
 umount /data
 echo CHECKS-DONE

@@ -1,20 +1,24 @@
 #!/usr/bin/env bash
-# run.sh [--kernel PATH] [--keep]
+# run.sh [--debug] [--kernel PATH] [--keep]
 #
 # The v7 series' functional suite: boots the UML kernel built from
 # kernel/patches-7.3/ (make kernel-v7: build/kernel/v7/uml-v7/linux) with
 # 256M of RAM and an ext4 data disk, and runs guest.sh in it: memory.reclaim's
 # "unmapped" key on the classic LRU and on MGLRU (switched at run time), each
 # check beside its negative control (the same request without the key).
-# Prints every check and ends on "N passed, N failed".
+# Prints every check and ends on "N passed, N failed".  --debug boots
+# build/kernel/v7/uml-v7-debug/linux (make kernel-v7-debug: DEBUG_VM,
+# lockdep, KASAN), whose log must also be free of their reports.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../../.." && pwd)
 kernel=$repo/build/kernel/v7/uml-v7/linux
 keep=()
+suffix=
 while [ $# -gt 0 ]; do
 	case "$1" in
+	--debug) kernel=$repo/build/kernel/v7/uml-v7-debug/linux; suffix=-debug; shift ;;
 	--kernel) kernel=$2; shift 2 ;;
 	--keep) keep=(--keep); shift ;;
 	*) sed -n '2,/^set -uo/{/^set -uo/d;s/^# \{0,1\}//;p}' "$0" >&2; exit 2 ;;
@@ -58,11 +62,11 @@ if [ ! -f "$image" ] || [ "$(cat "$work/data.stamp" 2>/dev/null)" != "$layout" ]
 	fi
 fi
 
-out=$work/guest.out
+out=$work/guest$suffix.out
 start=$(date +%s)
 "$repo/tests/guest/uml-run.sh" --kernel "$kernel" --mem 256M \
 	--root "$work/root" --file "$probe" --disk-cow "$image" --timeout 900 \
-	--log "$work/console.log" "${keep[@]}" -- "$here/guest.sh" | tee "$out"
+	--log "$work/console$suffix.log" "${keep[@]}" -- "$here/guest.sh" | tee "$out"
 rc=${PIPESTATUS[0]}
 secs=$(($(date +%s) - start))
 passed=$(grep -c '^PASS ' "$out")
@@ -71,7 +75,7 @@ if grep -q '^CHECKS-DONE$' "$out" && { [ "$rc" -eq 0 ] || [ "$rc" -eq 1 ]; }; th
 	echo "PASS boot_completed: guest ran every check, exit $rc, ${secs}s"
 	passed=$((passed + 1))
 else
-	echo "FAIL boot_completed: guest exit $rc after ${secs}s; see $work/console.log"
+	echo "FAIL boot_completed: guest exit $rc after ${secs}s; see $work/console$suffix.log"
 	failed=$((failed + 1))
 fi
 finish
