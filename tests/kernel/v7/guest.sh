@@ -240,6 +240,23 @@ if echo y > /sys/kernel/mm/lru_gen/enabled; then
 else
 	fail "mglru: cannot enable /sys/kernel/mm/lru_gen/enabled"
 fi
+# The series' own selftest (patch 0003), built from the patched tree: only
+# its test_memcg_reclaim_unmapped counts here.  Several stock cases of
+# test_memcontrol fail in this guest on the stock kernel as well (no swap,
+# 256M): their totals are printed, not counted.
+if command -v test_memcontrol > /dev/null; then
+	mkdir -p /data/selftest
+	out=$(cd /data/selftest && test_memcontrol 2>&1)
+	echo "$out" | sed -n 's/^# Totals/  selftest totals/p'
+	if echo "$out" | grep -q "^ok [0-9]* test_memcg_reclaim_unmapped$"; then
+		pass "selftest_test_memcg_reclaim_unmapped: ok (tools/testing/selftests/cgroup)"
+	else
+		fail "selftest_test_memcg_reclaim_unmapped: $(echo "$out" | grep reclaim_unmapped)"
+	fi
+else
+	fail "selftest_test_memcg_reclaim_unmapped: test_memcontrol not in the guest"
+fi
+
 # The debug kernel (uml-v7-debug) adds lockdep and KASAN reports.
 splat="WARNING|BUG:|Oops|KASAN|possible circular locking|possible recursive locking|inconsistent lock state|sleeping function called"
 dmesg | grep -E "$splat" | head -5 | sed 's/^/  dmesg: /'

@@ -27,6 +27,7 @@ done
 
 work=$repo/build/tests/kernel-v7
 probe=$work/v7probe
+selftest=$work/test_memcontrol
 mkdir -p "$work"
 passed=0
 failed=0
@@ -35,8 +36,8 @@ finish() {
 	[ "$failed" -eq 0 ]
 	exit
 }
-if [ ! -e "$kernel" ] || [ ! -e "$probe" ]; then
-	echo "FAIL prerequisites: $kernel or $probe missing (make kernel-v7 $probe)"
+if [ ! -e "$kernel" ] || [ ! -e "$probe" ] || [ ! -e "$selftest" ]; then
+	echo "FAIL prerequisites: $kernel, $probe or $selftest missing (make kernel-v7-functional)"
 	failed=1
 	finish
 fi
@@ -65,7 +66,7 @@ fi
 out=$work/guest$suffix.out
 start=$(date +%s)
 "$repo/tests/guest/uml-run.sh" --kernel "$kernel" --mem 256M \
-	--root "$work/root" --file "$probe" --disk-cow "$image" --timeout 900 \
+	--root "$work/root" --file "$probe" --file "$selftest" --disk-cow "$image" --timeout 900 \
 	--log "$work/console$suffix.log" "${keep[@]}" -- "$here/guest.sh" | tee "$out"
 rc=${PIPESTATUS[0]}
 secs=$(($(date +%s) - start))
