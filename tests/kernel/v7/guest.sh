@@ -233,10 +233,40 @@ run_lru() {
 	fi
 }
 
+# Workers for the race case: worker.sh KIND END_SECONDS
+cat > /tmp/worker.sh <<'WORKER'
+end=$2
+while [ "$(date +%s)" -lt "$end" ]; do
+	case $1 in
+	write) dd if=/dev/zero of=/data/race bs=1M count=4 2>/dev/null ;;
+	read) cat /data/c0 /data/c1 > /dev/null ;;
+	map) v7probe map /data/m > /dev/null & p=$!; sleep 1; kill $p; wait $p ;;
+	esac
+done
+WORKER
+
+race() {	# race LRU: the mode beside a writer, a mapper and a reader
+	local lru=$1 r end n=0
+	r=$(newcg "$lru-race")
+	end=$(($(date +%s) + 10))
+	for kind in write read map; do
+		incg "$r" sh /tmp/worker.sh $kind $end &
+	done
+	while [ "$(date +%s)" -lt "$end" ]; do
+		reclaim "$r" "32M unmapped"
+		reclaim "$cg" "16M unmapped"
+		n=$((n + 1))
+	done
+	wait
+	pass "${lru}_race_ran: $n rounds of \"unmapped\" (memcg and root) beside a writer, a mapper and a reader for 10 s (the log check below judges them)"
+}
+
 echo n > /sys/kernel/mm/lru_gen/enabled
 run_lru classic
+race classic
 if echo y > /sys/kernel/mm/lru_gen/enabled; then
 	run_lru mglru
+	race mglru
 else
 	fail "mglru: cannot enable /sys/kernel/mm/lru_gen/enabled"
 fi
