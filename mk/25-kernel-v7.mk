@@ -52,4 +52,17 @@ kernel-v7-functional: kernel-v7 $(V7PROBE) $(V7SELFTEST)
 kernel-v7-functional-debug: kernel-v7-debug $(V7PROBE) $(V7SELFTEST)
 	tests/kernel/v7/run.sh --debug
 
+# The 6.12 port (kernel/patches-6.12-v7/, kernel/VERSION-6.12-v7): the
+# same guest checks on Linux 6.12.  Its tree and kernel are in
+# build/kernel/v7-612/.
+.PHONY: kernel-v7-6.12 kernel-v7-6.12-checkpatch kernel-v7-6.12-functional
+kernel-v7-6.12: deps
+	kernel/scripts/build-kernel.sh um uml-v7-6.12
+
+kernel-v7-6.12-checkpatch: deps
+	kernel/scripts/checkpatch.sh kernel/VERSION-6.12-v7
+
+kernel-v7-6.12-functional: kernel-v7-6.12 $(V7PROBE) $(V7SELFTEST)
+	tests/kernel/v7/run.sh --kernel $(BUILD)/kernel/v7-612/uml-v7-6.12/linux --tag 6.12
+
 CHECK_SUITES += kernel-v7-checkpatch kernel-v7-functional

@@ -71,7 +71,10 @@ run_lru() {
 	fi
 	# The stock counters see it (review 11c): memory.stat's
 	# pgsteal_proactive grows by what left the cache, give or take 1/16.
-	if [ $((s1 - s0)) -ge $(((before - after) * 15 / 16)) ]; then
+	# (6.12 has no pgsteal_proactive: not counted there.)
+	if [ -z "$s1" ]; then
+		echo "  ${lru}_counted_pgsteal_proactive: no such memory.stat key on $(uname -r), not counted"
+	elif [ $((s1 - s0)) -ge $(((before - after) * 15 / 16)) ]; then
 		pass "${lru}_counted_pgsteal_proactive: +$((s1 - s0)) pages for $((before - after)) evicted"
 	else
 		fail "${lru}_counted_pgsteal_proactive: +$((s1 - s0)) pages for $((before - after)) evicted"
@@ -276,7 +279,8 @@ fi
 # 256M): their totals are printed, not counted.
 if command -v test_memcontrol > /dev/null; then
 	mkdir -p /data/selftest
-	out=$(cd /data/selftest && test_memcontrol 2>&1)
+	# Bounded: on the 6.12 port a stock case hung the guest.
+	out=$(cd /data/selftest && timeout 180 test_memcontrol 2>&1)
 	echo "$out" | sed -n 's/^# Totals/  selftest totals/p'
 	if echo "$out" | grep -q "^ok [0-9]* test_memcg_reclaim_unmapped$"; then
 		pass "selftest_test_memcg_reclaim_unmapped: ok (tools/testing/selftests/cgroup)"

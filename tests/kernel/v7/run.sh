@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run.sh [--debug] [--kernel PATH] [--keep]
+# run.sh [--debug] [--kernel PATH --tag NAME] [--keep]
 #
 # The v7 series' functional suite: boots the UML kernel built from
 # kernel/patches-7.3/ (make kernel-v7: build/kernel/v7/uml-v7/linux) with
@@ -9,6 +9,8 @@
 # Prints every check and ends on "N passed, N failed".  --debug boots
 # build/kernel/v7/uml-v7-debug/linux (make kernel-v7-debug: DEBUG_VM,
 # lockdep, KASAN), whose log must also be free of their reports.
+# --kernel boots another kernel (e.g. the 6.12 port, make
+# kernel-v7-6.12-functional); --tag names its logs (guest-NAME.out).
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,6 +22,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--debug) kernel=$repo/build/kernel/v7/uml-v7-debug/linux; suffix=-debug; shift ;;
 	--kernel) kernel=$2; shift 2 ;;
+	--tag) suffix=-$2; shift 2 ;;
 	--keep) keep=(--keep); shift ;;
 	*) sed -n '2,/^set -uo/{/^set -uo/d;s/^# \{0,1\}//;p}' "$0" >&2; exit 2 ;;
 	esac
