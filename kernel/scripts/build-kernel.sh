@@ -44,10 +44,13 @@ base=${base:-defconfig}
 version_file=kernel/$(sed -nE 's/^#source[[:space:]]+([A-Za-z0-9_.-]+)[[:space:]]*$/\1/p' "$fragment" | tail -n 1)
 [ "$version_file" != kernel/ ] || version_file=kernel/VERSION
 [ -f "$version_file" ] || die "$name.config names a missing source $version_file"
+subdir=
 . "$version_file"
 
-tree=$top/build/kernel/src/$topdir
-out=$top/build/kernel/$name
+# A tree of its own (subdir=, see prepare-source.sh) and its builds beside it.
+kroot=$top/build/kernel${subdir:+/$subdir}
+tree=$kroot/src/$topdir
+out=$kroot/$name
 jobs=${JOBS:-$(nproc)}
 
 [ -f "$tarball" ] || kernel/scripts/fetch-source.sh "$version_file"
@@ -63,7 +66,7 @@ kmake() {
 
 # Regenerate .config only when the fragment or the tree changed, so that a
 # rerun is an incremental (mostly no-op) make.
-cfg_key=$( { sha256sum "${fragments[@]}"; cat "$top/build/kernel/src/$topdir.prepared"; } | sha256sum | cut -d' ' -f1)
+cfg_key=$( { sha256sum "${fragments[@]}"; cat "$kroot/src/$topdir.prepared"; } | sha256sum | cut -d' ' -f1)
 if [ ! -f "$out/.config" ] || [ "$(cat "$out/.config-key" 2>/dev/null)" != "$cfg_key" ]; then
 	echo "build-kernel: configuring $name ($arch $base + ${fragments[*]##*/})"
 	kmake "$base" >/dev/null

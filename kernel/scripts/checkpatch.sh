@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The kernel-checkpatch suite: scripts/checkpatch.pl --strict on every patch
-# of kernel/patches/series.  A patch passes with 0 errors and 0 warnings
+# of kernel/patches/series (checkpatch.sh [VERSIONFILE]: of the series that
+# VERSIONFILE's series= names, with that tree's checkpatch.pl, e.g.
+# kernel/VERSION-7.3-v7 for kernel/patches-7.3/).  A patch passes with 0 errors and 0 warnings
 # (checks are reported but do not fail it).  Only FILE_PATH_CHANGES is
 # ignored (see below).  Ends on "N passed, N failed".
 set -uo pipefail
@@ -10,16 +12,20 @@ export PATH=/usr/bin:$PATH
 cd "$(dirname "$0")/../.."
 top=$PWD
 . "$top/kernel/scripts/lock.sh"
-. kernel/VERSION
+version_file=${1:-kernel/VERSION}
+series=kernel/patches/series
+subdir=
+. "$version_file"
+patch_dir=$(dirname "${series#"$top"/}")
 
-kernel/scripts/prepare-source.sh >/dev/null || { echo "0 passed, 1 failed"; exit 1; }
-tree=$top/build/kernel/src/$topdir
+kernel/scripts/prepare-source.sh "$version_file" >/dev/null || { echo "0 passed, 1 failed"; exit 1; }
+tree=$top/build/kernel/${subdir:+$subdir/}src/$topdir
 
 passed=0
 failed=0
-mapfile -t patches < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' kernel/patches/series | grep -v '^$')
+mapfile -t patches < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$series" | grep -v '^$')
 if [ ${#patches[@]} -eq 0 ]; then
-	echo "FAIL: kernel/patches/series lists no patches"
+	echo "FAIL: $series lists no patches"
 	failed=1
 fi
 for p in "${patches[@]}"; do
@@ -28,7 +34,7 @@ for p in "${patches[@]}"; do
 	# which MEMORY MANAGEMENT's "F: mm/" covers, and the v2 review asked
 	# for no MAINTAINERS change.
 	out=$(cd "$tree" && ./scripts/checkpatch.pl --strict --no-color \
-		--ignore FILE_PATH_CHANGES "$top/kernel/patches/$p" 2>&1)
+		--ignore FILE_PATH_CHANGES "$top/$patch_dir/$p" 2>&1)
 	summary=$(grep -E '^total: [0-9]+ errors, [0-9]+ warnings' <<<"$out" | tail -n 1)
 	errors=$(sed -nE 's/^total: ([0-9]+) errors.*/\1/p' <<<"$summary")
 	warnings=$(sed -nE 's/^total: [0-9]+ errors, ([0-9]+) warnings.*/\1/p' <<<"$summary")

@@ -7,6 +7,13 @@
 #                another file of the same shape, such as kernel/VERSION-6.1,
 #                whose empty "series=" asks for the stock tree and whose
 #                empty "sha256=" takes whatever version the archive installed.
+#                A "series=" path names the series file; its patches sit
+#                beside it (kernel/patches-7.3/series: the v7 series).  A
+#                "subdir=" key puts the tree under build/kernel/SUBDIR/src/
+#                instead of build/kernel/src/, so that a patched tree of the
+#                same package lives beside the stock one (build-kernel.sh
+#                builds it in build/kernel/SUBDIR/NAME: the same relative
+#                layout, so ccache hits for the files the series leaves alone).
 #
 # Idempotent: a stamp file holds the sha256 of the tarball and of every patch
 # in the series, so a rerun with unchanged patches does nothing, while any
@@ -18,9 +25,13 @@ top=$PWD
 . "$top/kernel/scripts/lock.sh"
 version_file=${1:-kernel/VERSION}
 series=$top/kernel/patches/series
+subdir=
 . "$version_file"
+# The series' patches sit beside its series file.
+patch_dir=$(dirname "$series")
+patch_dir=${patch_dir#"$top"/}
 
-src_root=$top/build/kernel/src
+src_root=$top/build/kernel/${subdir:+$subdir/}src
 tree=$src_root/$topdir
 # One stamp per tree, so that a stock tree beside the series' never makes
 # the other look out of date.
@@ -57,8 +68,8 @@ patch_list() {
 want=$( {
 	echo "tarball $have_sum"
 	for p in $(patch_list); do
-		[ -f "kernel/patches/$p" ] || die "series names $p but kernel/patches/$p does not exist"
-		sha256sum "kernel/patches/$p"
+		[ -f "$patch_dir/$p" ] || die "series names $p but $patch_dir/$p does not exist"
+		sha256sum "$patch_dir/$p"
 	done
 } | sha256sum | cut -d' ' -f1)
 
@@ -76,7 +87,7 @@ tar -C "$src_root" -xf "$tarball"
 n=0
 for p in $(patch_list); do
 	echo "prepare-source: applying $p"
-	patch -d "$tree" -p1 --batch --forward --quiet < "kernel/patches/$p" ||
+	patch -d "$tree" -p1 --batch --forward --quiet < "$patch_dir/$p" ||
 		die "$p does not apply to $package $installed"
 	n=$((n + 1))
 done
