@@ -38,6 +38,7 @@
 #include "core/size.h"
 #include "lib/clock.h"
 #include "lib/log.h"
+#include "sys/procstat.h"
 #include "sys/sysfs.h"
 
 #include <errno.h>
@@ -633,31 +634,23 @@ static int damos_step(const struct damon_priv *priv, uint64_t bytes, uint64_t *a
 	return err;
 }
 
-/*
- * @pid's utime + stime (fields 14 and 15 of /proc/PID/stat, after the
- * comm, which may hold spaces: parsed from its closing parenthesis).
- */
+/* @pid's utime + stime (sys/procstat.h), under the test root. */
 static int thread_cpu_usec(long pid, uint64_t *usec)
 {
-	char rel[64], path[PATH_MAX], line[1024], *p;
-	unsigned long long utime, stime;
+	char rel[64], path[PATH_MAX];
 	long hz = sysconf(_SC_CLK_TCK);
-	FILE *f;
+	struct upcc_procstat st;
+	int err;
 
 	snprintf(rel, sizeof(rel), "/proc/%ld/stat", pid);
 	if (upcc_sysfs_path(path, sizeof(path), rel))
 		return -ENAMETOOLONG;
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	p = fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
-	fclose(f);
-	/* After ")": state, then fields 4..13, then utime and stime. */
-	if (!p || hz <= 0 ||
-	    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
-		   &utime, &stime) != 2)
+	err = upcc_procstat_read(path, &st);
+	if (err)
+		return err;
+	if (hz <= 0)
 		return -EINVAL;
-	*usec = (utime + stime) * 1000000ull / (unsigned long long)hz;
+	*usec = (st.utime + st.stime) * 1000000ull / (unsigned long long)hz;
 	return 0;
 }
 
