@@ -36,12 +36,14 @@
  */
 #include "backend.h"
 #include "core/size.h"
+#include "lib/atomicfile.h"
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "sys/procstat.h"
 #include "sys/sysfs.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,7 +57,8 @@
 #define BOOT_ID			"/proc/sys/kernel/random/boot_id"
 /* /run is emptied at boot, like DAMON's state: a marker never outlives it. */
 #define MARKER_DIR		"/run/upcc"
-#define MARKER			MARKER_DIR "/damon-kdamond"
+#define MARKER_NAME		"damon-kdamond"
+#define MARKER			MARKER_DIR "/" MARKER_NAME
 #define POLL_INTERVAL_MS	100
 #define POLL_LIMIT_MS		5000
 /*
@@ -152,13 +155,17 @@ static long kdamond_pid(const char *admin)
 }
 
 /*
- * The marker: "BOOT_ID KDAMOND_PID UPCD_PID".  A kdamond's pid is not
- * reused while the thread lives, and the boot id tells this boot's pids
- * from the last one's, should /run not be a tmpfs.
+ * The marker: "BOOT_ID KDAMOND_PID UPCD_PID UPCD_START".  A kdamond's pid
+ * is not reused while the thread lives, and the boot id tells this boot's
+ * pids from the last one's, should /run not be a tmpfs.  upcd's pid alone
+ * could be reused, by the next upcd itself after a crash: its start time
+ * (field 22 of /proc/PID/stat) tells them apart.  0 for a marker written
+ * before the start time was (three fields).
  */
 struct marker {
 	char boot_id[64];
 	long kdamond_pid, upcd_pid;
+	unsigned long long upcd_start;
 };
 
 static int read_boot_id(char *buf, size_t len)
@@ -170,65 +177,128 @@ static int read_boot_id(char *buf, size_t len)
 	return upcc_sysfs_read_line(path, buf, len);
 }
 
-static int read_marker(struct marker *marker)
+/* This process's start time, 0 if unknown (never under the test root). */
+static unsigned long long own_start_time(void)
 {
-	char path[PATH_MAX];
-	FILE *f;
-	int n;
+	struct upcc_procstat st;
 
-	if (upcc_sysfs_path(path, sizeof(path), MARKER))
-		return -ENAMETOOLONG;
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	n = fscanf(f, "%63s %ld %ld", marker->boot_id, &marker->kdamond_pid, &marker->upcd_pid);
-	fclose(f);
-	return n == 3 ? 0 : -EINVAL;
+	return upcc_procstat_read("/proc/self/stat", &st) ? 0 : st.start_time;
 }
 
+/*
+ * The marker's directory, opened as atomicfile.h opens every directory
+ * upcd writes in: no symbolic link on the way, owned by root or us, and
+ * writable by nobody else, so what is in it is ours to trust.
+ */
+static int open_marker_dir(void)
+{
+	char dir[PATH_MAX];
+
+	if (upcc_sysfs_path(dir, sizeof(dir), MARKER_DIR))
+		return -ENAMETOOLONG;
+	return upcc_atomic_open_dir(dir, NULL, 0);
+}
+
+/*
+ * The marker's text: never through a symbolic link (O_NOFOLLOW), never a
+ * FIFO's open that waits for a writer (O_NONBLOCK) or a device's, only a
+ * regular file of root's or ours.
+ */
+static int read_marker_text(char *buf, size_t len)
+{
+	int dirfd = open_marker_dir(), fd, err = 0;
+	struct stat st;
+	ssize_t n;
+
+	if (dirfd < 0)
+		return dirfd;
+	fd = openat(dirfd, MARKER_NAME, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		err = -errno;
+	close(dirfd);
+	if (err)
+		return err;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    (st.st_uid != 0 && st.st_uid != geteuid()))
+		err = -EINVAL;
+	n = err ? 0 : read(fd, buf, len - 1);
+	if (n < 0)
+		err = -errno;
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return err;
+}
+
+static int read_marker(struct marker *marker)
+{
+	char text[256];
+	int err = read_marker_text(text, sizeof(text)), n;
+
+	if (err)
+		return err;
+	marker->upcd_start = 0;
+	n = sscanf(text, "%63s %ld %ld %llu", marker->boot_id, &marker->kdamond_pid,
+		   &marker->upcd_pid, &marker->upcd_start);
+	return n >= 3 ? 0 : -EINVAL;
+}
+
+/* Whole or not at all, through atomicfile.h (no link, no one else's folder). */
 static int write_marker(long pid)
 {
-	char path[PATH_MAX], boot_id[64];
-	FILE *f;
+	char path[PATH_MAX], boot_id[64], text[160], why[256] = "";
 	int err;
 
 	if (read_boot_id(boot_id, sizeof(boot_id)))
 		snprintf(boot_id, sizeof(boot_id), "-");
-	if (upcc_sysfs_path(path, sizeof(path), MARKER_DIR))
-		return -ENAMETOOLONG;
-	if (mkdir(path, 0755) && errno != EEXIST)
-		return -errno;
 	if (upcc_sysfs_path(path, sizeof(path), MARKER))
 		return -ENAMETOOLONG;
-	f = fopen(path, "we");
-	if (!f)
-		return -errno;
-	fprintf(f, "%s %ld %ld\n", boot_id, pid, (long)getpid());
-	err = ferror(f) ? -EIO : 0;
-	if (fclose(f) && !err)
-		err = -errno;
+	snprintf(text, sizeof(text), "%s %ld %ld %llu\n", boot_id, pid, (long)getpid(),
+		 own_start_time());
+	err = upcc_atomic_write(path, text, strlen(text), UPCC_ATOMIC_MKDIR, why, sizeof(why));
+	if (err)
+		upcc_log(LOG_WARNING, "damon: cannot write its marker: %s", why);
 	return err;
 }
 
 static void remove_marker(void)
 {
-	char path[PATH_MAX];
+	int dirfd = open_marker_dir();
 
-	if (!upcc_sysfs_path(path, sizeof(path), MARKER))
-		unlink(path);
+	if (dirfd >= 0) {
+		unlinkat(dirfd, MARKER_NAME, 0);	/* a link planted there: the link */
+		close(dirfd);
+	}
 }
 
-/* Is @pid a running upcd?  Its comm says, in this pid namespace. */
-static bool upcd_running(long pid)
+/*
+ * Is the marker's upcd, not this one, running?  Its pid is alive, its
+ * start time is the marker's (else the pid was reused) and its comm says
+ * upcd, in this pid namespace.
+ */
+static bool upcd_running(const struct marker *marker)
 {
 	char rel[64], path[PATH_MAX], comm[32];
+	struct upcc_procstat st;
+	long pid = marker->upcd_pid;
 
 	if (pid <= 0 || (kill((pid_t)pid, 0) && errno == ESRCH))
+		return false;
+	snprintf(rel, sizeof(rel), "/proc/%ld/stat", pid);
+	if (marker->upcd_start &&
+	    !upcc_sysfs_path(path, sizeof(path), rel) && !upcc_procstat_read(path, &st) &&
+	    st.start_time != marker->upcd_start)
 		return false;
 	snprintf(rel, sizeof(rel), "/proc/%ld/comm", pid);
 	return !upcc_sysfs_path(path, sizeof(path), rel) &&
 	       upcc_sysfs_read_line(path, comm, sizeof(comm)) == 0 &&
 	       strcmp(comm, "upcd") == 0;
+}
+
+/* Does the marker name this very upcd (not a crashed one of our pid)? */
+static bool marker_is_this_upcd(const struct marker *marker)
+{
+	return marker->upcd_pid == (long)getpid() &&
+	       (!marker->upcd_start || marker->upcd_start == own_start_time());
 }
 
 enum damon_owner {
@@ -263,7 +333,7 @@ static enum damon_owner damon_owner(const char *admin, char *why, size_t why_len
 			 "never taken over", nr, nr == 1 ? "" : "s", marker.kdamond_pid);
 		return DAMON_FOREIGN;
 	}
-	if (marker.upcd_pid == (long)getpid()) {
+	if (marker_is_this_upcd(&marker)) {
 		/* Another scope of ours has it: DAMON's sysfs gives a kdamond
 		 * per context, but this backend keeps to kdamond 0.
 		 */
@@ -271,7 +341,7 @@ static enum damon_owner damon_owner(const char *admin, char *why, size_t why_len
 			 "(kdamond %ld): one damon scope per upcd", pid);
 		return DAMON_FOREIGN;
 	}
-	if (upcd_running(marker.upcd_pid)) {
+	if (marker.upcd_pid != (long)getpid() && upcd_running(&marker)) {
 		snprintf(why, why_len, "DAMON already in use by the upcd of pid %ld (kdamond %ld): "
 			 "never taken over", marker.upcd_pid, pid);
 		return DAMON_FOREIGN;

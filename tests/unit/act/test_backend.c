@@ -20,6 +20,7 @@
 #include "lib/hooks.h"
 #include "inventory/inventory.h"
 #include "sys/measure.h"
+#include "sys/procstat.h"
 #include "sys/residency.h"
 #include "sys/sysfs.h"
 
@@ -57,6 +58,15 @@ static char *slurp(const char *rel_or_abs, bool in_root)
 	buf[n] = '\0';
 	fclose(f);
 	return buf;
+}
+
+/* This process's start time, as the damon marker records it. */
+static unsigned long long self_start(void)
+{
+	struct upcc_procstat st;
+
+	assert_int_equal(upcc_procstat_read("/proc/self/stat", &st), 0);
+	return st.start_time;
 }
 
 static void fake_damon_tree(const char *nr_kdamonds)
@@ -454,8 +464,8 @@ static void test_damon_sequence(void **state)
 	assert_non_null(strstr(log, K0 "state on\n"));
 	assert_null(strstr(log, K0 "state off\n"));
 	/* The marker names this boot, the kdamond and this process. */
-	snprintf(line, sizeof(line), "b00710d0-0000-4000-8000-000000000001 4242 %ld\n",
-		 (long)getpid());
+	snprintf(line, sizeof(line), "b00710d0-0000-4000-8000-000000000001 4242 %ld %llu\n",
+		 (long)getpid(), self_start());
 	assert_string_equal(slurp("/run/upcc/damon-kdamond", true), line);
 
 	unlink(log_path);
@@ -600,9 +610,96 @@ static void test_damon_leftover(void **state)
 
 		assert_int_equal(strncmp(log, removed, strlen(removed)), 0);
 	}
-	snprintf(marker, sizeof(marker), "b00710d0-0000-4000-8000-000000000001 4242 %ld\n",
-		 (long)getpid());
+	snprintf(marker, sizeof(marker), "b00710d0-0000-4000-8000-000000000001 4242 %ld %llu\n",
+		 (long)getpid(), self_start());
 	assert_string_equal(slurp("/run/upcc/damon-kdamond", true), marker);
+	backend.ops->fini(&backend);
+}
+
+/*
+ * upcd's pid alone proves nothing: a crashed upcd's pid may be the next
+ * upcd's, or another upcd's.  The start time in the marker tells them apart.
+ */
+static void test_damon_marker_pid_reused(void **state)
+{
+	struct upcc_backend backend = { 0 };
+	struct upcc_scope scope = scope_of(UPCC_SCOPE_SYSTEM, NULL);
+	char marker[160], rel[64];
+
+	(void)state;
+	upcc_hooks.kernel_release = "7.3.4";
+	fake_damon_tree("1\n");
+	/* Our pid, another start time: the upcd that had our pid crashed. */
+	snprintf(marker, sizeof(marker), "b00710d0-0000-4000-8000-000000000001 4242 %ld %llu\n",
+		 (long)getpid(), self_start() + 1);
+	fake("/run/upcc/damon-kdamond", marker);
+	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), 0);
+	assert_non_null(strstr(backend.why, "to be removed: kdamond 4242"));
+	/* A running upcd (our parent stands in) of another start time: the
+	 * marker's upcd is gone, its pid given to this one.
+	 */
+	snprintf(rel, sizeof(rel), "/proc/%ld/comm", (long)getppid());
+	fake(rel, "upcd\n");
+	snprintf(rel, sizeof(rel), "/proc/%ld/stat", (long)getppid());
+	fake(rel, "1 (upcd) S 1 1 1 0 -1 0 0 0 0 0 5 5 0 0 20 0 1 0 777 0 0\n");
+	snprintf(marker, sizeof(marker), "b00710d0-0000-4000-8000-000000000001 4242 %ld 776\n",
+		 (long)getppid());
+	fake("/run/upcc/damon-kdamond", marker);
+	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), 0);
+	/* The same start time: that upcd is running. */
+	snprintf(marker, sizeof(marker), "b00710d0-0000-4000-8000-000000000001 4242 %ld 777\n",
+		 (long)getppid());
+	fake("/run/upcc/damon-kdamond", marker);
+	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), -EBUSY);
+	assert_non_null(strstr(backend.why, "upcd of pid"));
+	assert_null(slurp(log_path, false));
+}
+
+/*
+ * The marker is never read through a symbolic link, nor from a FIFO
+ * (whose open would wait for a writer): either is no marker of ours, and
+ * the kdamond is refused as someone else's, at once.
+ */
+static void test_damon_marker_not_regular(void **state)
+{
+	struct upcc_backend backend = { 0 };
+	struct upcc_scope scope = scope_of(UPCC_SCOPE_SYSTEM, NULL);
+	char marker[160], path[PATH_MAX * 2], target[PATH_MAX * 2];
+	pid_t gone;
+
+	(void)state;
+	upcc_hooks.kernel_release = "7.3.4";
+	gone = fork();
+	assert_true(gone >= 0);
+	if (gone == 0)
+		_exit(0);
+	reap(gone);
+	fake_damon_tree("1\n");
+	/* A valid leftover's marker, but reached through a link. */
+	snprintf(marker, sizeof(marker), "b00710d0-0000-4000-8000-000000000001 4242 %ld\n",
+		 (long)gone);
+	fake("/elsewhere", marker);
+	snprintf(path, sizeof(path), "%s/run/upcc/damon-kdamond", root);
+	snprintf(target, sizeof(target), "%s/elsewhere", root);
+	assert_int_equal(ua_mkdir_p(strcat(strcpy(marker, root), "/run/upcc")), 0);
+	assert_int_equal(symlink(target, path), 0);
+	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), -EBUSY);
+	assert_non_null(strstr(backend.why, "no upcd marker"));
+	assert_int_equal(unlink(path), 0);
+	/* A FIFO: refused without waiting for a writer (cmocka would hang). */
+	assert_int_equal(mkfifo(path, 0600), 0);
+	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), -EBUSY);
+	assert_non_null(strstr(backend.why, "no upcd marker"));
+	assert_int_equal(unlink(path), 0);
+	assert_null(slurp(log_path, false));
+	/* And a marker is written as a new file, never through a link there. */
+	fake_damon_tree("0\n");
+	assert_int_equal(symlink(target, path), 0);
+	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), 0);
+	assert_int_equal(backend.ops->init(&backend, &scope), 0);
+	snprintf(marker, sizeof(marker), "b00710d0-0000-4000-8000-000000000001 4242 %ld\n",
+		 (long)gone);
+	assert_string_equal(slurp("/elsewhere", true), marker);
 	backend.ops->fini(&backend);
 }
 
@@ -951,6 +1048,8 @@ int main(void)
 		cmocka_unit_test_setup(test_damon_cgroup_filter, per_test),
 		cmocka_unit_test_setup(test_damon_never_takes_over, per_test),
 		cmocka_unit_test_setup(test_damon_leftover, per_test),
+		cmocka_unit_test_setup(test_damon_marker_pid_reused, per_test),
+		cmocka_unit_test_setup(test_damon_marker_not_regular, per_test),
 		cmocka_unit_test_setup(test_kernel_at_least, per_test),
 		cmocka_unit_test_setup(test_fadvise_real, per_test),
 		cmocka_unit_test_setup(test_fadvise_sample_path, per_test),
