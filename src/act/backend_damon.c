@@ -142,16 +142,23 @@ static int admin_read_ull(const char *admin, const char *rel, unsigned long long
 	return sscanf(text, "%llu", value) == 1 ? 0 : -EINVAL;
 }
 
-/* kdamond 0's pid, or 0 when it is off (the file says -1) or absent. */
-static long kdamond_pid(const char *admin)
+/*
+ * kdamond 0's pid into *@pid, 0 when it is off (the file says -1); or
+ * -errno.  -EBUSY (the file stayed busy through the retries) says nothing
+ * of whose kdamond it is: the callers must not take it for "not ours".
+ */
+static int read_kdamond_pid(const char *admin, long *pid)
 {
 	char text[32];
-	long pid;
+	int err = admin_read(admin, KDAMOND "pid", text, sizeof(text));
 
-	if (admin_read(admin, KDAMOND "pid", text, sizeof(text)) ||
-	    sscanf(text, "%ld", &pid) != 1 || pid <= 0)
-		return 0;
-	return pid;
+	if (err)
+		return err;
+	if (sscanf(text, "%ld", pid) != 1)
+		return -EINVAL;
+	if (*pid < 0)
+		*pid = 0;
+	return 0;
 }
 
 /*
@@ -315,6 +322,7 @@ static enum damon_owner damon_owner(const char *admin, char *why, size_t why_len
 	struct marker marker;
 	char boot_id[64];
 	long pid;
+	int err;
 
 	if (admin_read_ull(admin, "kdamonds/nr_kdamonds", &nr))
 		return DAMON_ABSENT;
@@ -325,8 +333,17 @@ static enum damon_owner damon_owner(const char *admin, char *why, size_t why_len
 			 "no upcd marker): never taken over", nr, nr == 1 ? "" : "s");
 		return DAMON_FOREIGN;
 	}
-	pid = kdamond_pid(admin);
-	if (nr != 1 || !pid || pid != marker.kdamond_pid ||
+	err = read_kdamond_pid(admin, &pid);
+	if (err == -EBUSY) {
+		snprintf(why, why_len, "DAMON's sysfs files stayed busy (someone else holds "
+			 "them): whose kdamond it is cannot be told, not taken over");
+		return DAMON_FOREIGN;
+	}
+	/* A pid of 0: kdamond 0 is off, which the marker's kdamond may have
+	 * become by itself (its context failed): then it is told by the
+	 * boot id and the marker's upcd alone.
+	 */
+	if (nr != 1 || err || (pid && pid != marker.kdamond_pid) ||
 	    read_boot_id(boot_id, sizeof(boot_id)) || strcmp(boot_id, marker.boot_id)) {
 		snprintf(why, why_len, "DAMON already in use by someone else (%llu kdamond%s; "
 			 "upcd's marker names kdamond %ld of another boot or one that is gone): "
@@ -346,8 +363,12 @@ static enum damon_owner damon_owner(const char *admin, char *why, size_t why_len
 			 "never taken over", marker.upcd_pid, pid);
 		return DAMON_FOREIGN;
 	}
-	snprintf(why, why_len, "kdamond %ld was left running by upcd %ld, which is gone",
-		 pid, marker.upcd_pid);
+	if (pid)
+		snprintf(why, why_len, "kdamond %ld was left running by upcd %ld, which is gone",
+			 pid, marker.upcd_pid);
+	else
+		snprintf(why, why_len, "kdamond %ld of upcd %ld, which is gone, was left "
+			 "stopped", marker.kdamond_pid, marker.upcd_pid);
 	return DAMON_LEFTOVER;
 }
 
@@ -575,14 +596,20 @@ static int start_kdamond(struct damon_priv *priv)
 {
 	int err = admin_write(priv->admin, "kdamonds/nr_kdamonds", "1");
 
-	if (!err)
-		err = admin_write(priv->admin, KDAMOND "contexts/nr_contexts", "1");
+	/* Refused (-EBUSY: another tool's kdamond runs since claim_damon, or
+	 * it holds the files): nothing of ours exists to undo, and kdamond 0,
+	 * if any, is theirs.
+	 */
+	if (err)
+		return err;
+	err = admin_write(priv->admin, KDAMOND "contexts/nr_contexts", "1");
 	if (!err)
 		err = write_scheme(priv);
 	if (!err)
 		err = admin_write(priv->admin, KDAMOND "state", "on");
+	if (!err)
+		err = read_kdamond_pid(priv->admin, &priv->kdamond_pid);
 	if (!err) {
-		priv->kdamond_pid = kdamond_pid(priv->admin);
 		/* "on" returns once kdamond runs; one that stopped at once (its
 		 * context refused) shows pid -1: say so rather than wait.
 		 */
@@ -591,7 +618,7 @@ static int start_kdamond(struct damon_priv *priv)
 			upcc_log(LOG_WARNING, "damon: kdamond stopped as soon as it started");
 	}
 	if (err) {
-		/* Leave DAMON as we found it. */
+		/* Leave DAMON as we found it: kdamond 0 is the one we made. */
 		stop_kdamond(priv->admin);
 		remove_marker();
 		priv->kdamond_pid = 0;
@@ -736,15 +763,44 @@ static uint64_t kdamond_cpu_delta(struct damon_priv *priv)
 	return delta;
 }
 
-/* Is kdamond 0 still the one we started? */
+/* Is kdamond 0 still the one we started?  -EBUSY if not, or if that
+ * cannot be told now (a step is skipped either way).
+ */
 static int still_ours(const struct damon_priv *priv)
 {
 	unsigned long long nr;
+	long pid;
 
 	if (admin_read_ull(priv->admin, "kdamonds/nr_kdamonds", &nr) || nr != 1 ||
-	    kdamond_pid(priv->admin) != priv->kdamond_pid)
+	    read_kdamond_pid(priv->admin, &pid) || pid != priv->kdamond_pid)
 		return -EBUSY;
 	return 0;
+}
+
+/*
+ * Is kdamond 0 ours to remove at fini?  1 yes, 0 no, or -errno when it
+ * cannot be told (-EBUSY: the files stayed busy).  Ours: the one we
+ * started, running; or off (it stopped by itself: its pid is -1 then)
+ * while the marker still names it and this upcd, as nobody else writes
+ * our marker: else every start this boot would refuse it as foreign.
+ */
+static int ours_at_fini(const struct damon_priv *priv)
+{
+	unsigned long long nr;
+	struct marker marker;
+	long pid;
+	int err = admin_read_ull(priv->admin, "kdamonds/nr_kdamonds", &nr);
+
+	if (!err && nr != 1)
+		return 0;
+	if (!err)
+		err = read_kdamond_pid(priv->admin, &pid);
+	if (err)
+		return err;
+	if (pid)
+		return pid == priv->kdamond_pid;
+	return !read_marker(&marker) && marker.kdamond_pid == priv->kdamond_pid &&
+	       marker_is_this_upcd(&marker);
 }
 
 static int damon_reclaim(struct upcc_backend *backend, const struct upcc_scope *scope,
@@ -772,13 +828,23 @@ static int damon_reclaim(struct upcc_backend *backend, const struct upcc_scope *
 	return upcc_reclaim_end(result, start_usec, err);
 }
 
+/* How often fini asks again when DAMON's files stay busy (0.5 s each). */
+#define FINI_BUSY_TRIES	4
+
 static void damon_fini(struct upcc_backend *backend)
 {
 	struct damon_priv *priv = backend->priv;
+	int ours = -EBUSY;
 
-	if (priv && priv->kdamond_pid && !still_ours(priv)) {
+	for (int i = 0; priv && priv->kdamond_pid && ours == -EBUSY && i < FINI_BUSY_TRIES; i++)
+		ours = ours_at_fini(priv);
+	if (priv && priv->kdamond_pid && ours == 1) {
 		stop_kdamond(priv->admin);
 		remove_marker();
+	} else if (priv && priv->kdamond_pid && ours < 0) {
+		/* Left with the marker: the next start proves it a leftover. */
+		upcc_log(LOG_WARNING, "damon: cannot tell whether kdamond %ld is still ours "
+			 "(%s): left as it is", priv->kdamond_pid, strerror(-ours));
 	}
 	free(priv);
 	backend->priv = NULL;

@@ -703,6 +703,119 @@ static void test_damon_marker_not_regular(void **state)
 	backend.ops->fini(&backend);
 }
 
+/* sysfs_fault hooks: nr_kdamonds refuses "1" (another tool's kdamond came
+ * first); kdamond 0's pid stays busy for so many reads.
+ */
+static int busy_pid_reads;
+
+static int fault_nr_kdamonds(const char *path, const char *value, bool write)
+{
+	size_t len = strlen(path), tail = strlen("kdamonds/nr_kdamonds");
+
+	return write && len >= tail && !strcmp(path + len - tail, "kdamonds/nr_kdamonds") &&
+	       !strcmp(value, "1") ? -EBUSY : 0;
+}
+
+static int fault_pid_busy(const char *path, const char *value, bool write)
+{
+	size_t len = strlen(path), tail = strlen("kdamonds/0/pid");
+
+	(void)value;
+	if (write || len < tail || strcmp(path + len - tail, "kdamonds/0/pid") || !busy_pid_reads)
+		return 0;
+	busy_pid_reads--;
+	return -EBUSY;
+}
+
+/*
+ * nr_kdamonds refused at init (-EBUSY: someone started a kdamond since
+ * DAMON was found free): kdamond 0 is theirs, not one write to it.
+ */
+static void test_damon_start_refused(void **state)
+{
+	struct upcc_backend backend = { 0 };
+	struct upcc_scope scope = scope_of(UPCC_SCOPE_SYSTEM, NULL);
+	const char *log;
+
+	(void)state;
+	upcc_hooks.kernel_release = "7.3.4";
+	fake_damon_tree("0\n");
+	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), 0);
+	upcc_hooks.sysfs_fault = fault_nr_kdamonds;
+	assert_int_equal(backend.ops->init(&backend, &scope), -EBUSY);
+	upcc_hooks.sysfs_fault = NULL;
+	log = slurp(log_path, false);
+	assert_non_null(log);
+	assert_null(strstr(log, K0));
+	assert_int_equal(count_lines(log, ADMIN "kdamonds/nr_kdamonds 0"), 0);
+	assert_null(slurp("/run/upcc/damon-kdamond", true));
+}
+
+/*
+ * Our kdamond stopped by itself (pid -1): fini still removes it and the
+ * marker, else every start this boot refuses it; and a start finding one
+ * so left by a gone upcd removes it too.
+ */
+static void test_damon_stopped_by_itself(void **state)
+{
+	struct upcc_backend backend = { 0 };
+	struct upcc_scope scope = scope_of(UPCC_SCOPE_SYSTEM, NULL);
+	char marker[160];
+	pid_t gone;
+
+	(void)state;
+	upcc_hooks.kernel_release = "7.3.4";
+	fake_damon_tree("0\n");
+	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), 0);
+	assert_int_equal(backend.ops->init(&backend, &scope), 0);
+	fake(K0 "pid", "-1\n");
+	unlink(log_path);
+	backend.ops->fini(&backend);
+	assert_non_null(strstr(slurp(log_path, false), ADMIN "kdamonds/nr_kdamonds 0\n"));
+	assert_null(slurp("/run/upcc/damon-kdamond", true));
+
+	gone = fork();
+	assert_true(gone >= 0);
+	if (gone == 0)
+		_exit(0);
+	reap(gone);
+	fake_damon_tree("1\n");
+	fake(K0 "pid", "-1\n");
+	snprintf(marker, sizeof(marker), "b00710d0-0000-4000-8000-000000000001 4242 %ld 5\n",
+		 (long)gone);
+	fake("/run/upcc/damon-kdamond", marker);
+	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), 0);
+	assert_non_null(strstr(backend.why, "was left stopped"));
+	/* Another boot's: refused. */
+	fake("/run/upcc/damon-kdamond", "b00710d0-0000-4000-8000-000000000002 4242 1 5\n");
+	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), -EBUSY);
+}
+
+/*
+ * kdamond 0's pid busy (someone reads it) at fini for longer than one
+ * read's retries: asked again, not taken for someone else's kdamond.
+ */
+static void test_damon_fini_busy(void **state)
+{
+	struct upcc_backend backend = { 0 };
+	struct upcc_scope scope = scope_of(UPCC_SCOPE_SYSTEM, NULL);
+
+	(void)state;
+	upcc_hooks.kernel_release = "7.3.4";
+	fake_damon_tree("0\n");
+	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), 0);
+	assert_int_equal(backend.ops->init(&backend, &scope), 0);
+	unlink(log_path);
+	busy_pid_reads = 60;	/* one read retries 50 times */
+	upcc_hooks.sysfs_fault = fault_pid_busy;
+	backend.ops->fini(&backend);
+	upcc_hooks.sysfs_fault = NULL;
+	assert_int_equal(busy_pid_reads, 0);
+	assert_non_null(strstr(slurp(log_path, false),
+			       K0 "state off\n" ADMIN "kdamonds/nr_kdamonds 0\n"));
+	assert_null(slurp("/run/upcc/damon-kdamond", true));
+}
+
 static void test_kernel_at_least(void **state)
 {
 	(void)state;
@@ -1050,6 +1163,9 @@ int main(void)
 		cmocka_unit_test_setup(test_damon_leftover, per_test),
 		cmocka_unit_test_setup(test_damon_marker_pid_reused, per_test),
 		cmocka_unit_test_setup(test_damon_marker_not_regular, per_test),
+		cmocka_unit_test_setup(test_damon_start_refused, per_test),
+		cmocka_unit_test_setup(test_damon_stopped_by_itself, per_test),
+		cmocka_unit_test_setup(test_damon_fini_busy, per_test),
 		cmocka_unit_test_setup(test_kernel_at_least, per_test),
 		cmocka_unit_test_setup(test_fadvise_real, per_test),
 		cmocka_unit_test_setup(test_fadvise_sample_path, per_test),
