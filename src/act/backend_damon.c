@@ -11,8 +11,8 @@
  *
  * Between steps the scheme idles on a 1-byte size quota (less than a
  * page: damos_quota_is_full() skips every region, no folio is walked);
- * a step raises the quota to what upcd decided and lowers it again once
- * the scheme's sz_applied says it is done.
+ * a step raises the quota, a bounded share a window, until the scheme's
+ * sz_applied says it paged out what upcd decided, then lowers it again.
  *
  * Keeping to the rules: the scheme's filters reject anonymous pages
  * ("anon"), mapped pages ("unmapped" with matching=N) and pages accessed
@@ -39,6 +39,7 @@
 #include "lib/atomicfile.h"
 #include "lib/clock.h"
 #include "lib/log.h"
+#include "lib/pace.h"
 #include "sys/procstat.h"
 #include "sys/sysfs.h"
 
@@ -59,8 +60,16 @@
 #define MARKER_DIR		"/run/upcc"
 #define MARKER_NAME		"damon-kdamond"
 #define MARKER			MARKER_DIR "/" MARKER_NAME
-#define POLL_INTERVAL_MS	100
-#define POLL_LIMIT_MS		5000
+/*
+ * A step polls sz_applied 5 times a quota window, so that it lowers the
+ * quota before the next window applies what is left once more (polling
+ * once a window let a step page out twice what it asked).  It ends after
+ * STEP_LIMIT_MS, EBUSY retries included, or at once when a signal waits
+ * (lib/pace.h): with the idle quota's two writes and the last read, a
+ * busy DAMON keeps a step under 10 s, well within WatchdogSec=30s.
+ */
+#define POLL_INTERVAL_MS	20
+#define STEP_LIMIT_MS		5000
 /*
  * DAMON's own sysfs defaults, written out because the scheme's age is
  * counted in aggregation intervals: min_age / AGGR_US.  The quota's
@@ -72,6 +81,16 @@
 #define UPDATE_US		1000000
 #define QUOTA_RESET_MS		100
 #define QUOTA_IDLE		"1"
+/*
+ * What a raised quota lets one window page out, whatever the step asked:
+ * if upcd dies (SIGKILL) before it lowers the quota, its kdamond goes on
+ * applying it every window until the next upcd removes it.  So a window
+ * gets at most WINDOW_BYTES (40 MiB/s of cold, unmapped, not young page
+ * cache), and kdamond at most QUOTA_MS of its time on the action per
+ * window (DAMOS's time quota, "ms"): 20% of a CPU, orphaned or not.
+ */
+#define WINDOW_BYTES		(4ull << 20)
+#define QUOTA_MS		"20"
 
 #define KDAMOND	"kdamonds/0/"
 #define CTX	KDAMOND "contexts/0/"
@@ -532,6 +551,7 @@ static int write_scheme(const struct damon_priv *priv)
 		{ SCHEME "access_pattern/age/min", age },
 		{ SCHEME "access_pattern/age/max", "4294967295" },
 		{ SCHEME "quotas/bytes", QUOTA_IDLE },
+		{ SCHEME "quotas/ms", QUOTA_MS },
 		{ SCHEME "quotas/reset_interval_ms", reset },
 		/* The oldest regions first, when the quota cannot take all. */
 		{ SCHEME "quotas/weights/sz_permil", "0" },
@@ -697,36 +717,48 @@ static int set_quota(const char *admin, const char *bytes)
 	return err ? err : admin_write(admin, KDAMOND "state", "commit");
 }
 
+/* Stop the step?  Its time is up, or a signal (stop, reload) waits. */
+static bool step_over(uint64_t start_usec)
+{
+	return upcc_monotonic_usec() - start_usec >= STEP_LIMIT_MS * 1000ull ||
+	       upcc_pace_stop_now();
+}
+
 /*
- * Let the scheme page out up to @bytes: the quota is what is still
- * missing, lowered as sz_applied grows, and back to idle at the end,
- * whatever happened.
+ * Let the scheme page out up to @bytes: each window's quota is what is
+ * still missing, at most WINDOW_BYTES, lowered as sz_applied grows, and
+ * back to idle at the end, whatever happened.  Cut short (time, signal),
+ * the step reports what was paged out, as fadvise's does.
  */
 static int damos_step(const struct damon_priv *priv, uint64_t bytes, uint64_t *applied)
 {
-	unsigned long long base, now = 0;
-	char quota[32];
+	unsigned long long base, now = 0, quota = 0;
+	uint64_t start_usec = upcc_monotonic_usec();
+	char text[32];
 	int err = read_applied(priv->admin, &base);
 
 	*applied = 0;
-	for (unsigned int waited = 0; !err && waited < POLL_LIMIT_MS;
-	     waited += POLL_INTERVAL_MS) {
-		snprintf(quota, sizeof(quota), "%llu", (unsigned long long)(bytes - *applied));
-		err = set_quota(priv->admin, quota);
-		if (err)
-			break;
+	while (!err && *applied < bytes && !step_over(start_usec)) {
+		unsigned long long want = bytes - *applied;
+
+		if (want > WINDOW_BYTES)
+			want = WINDOW_BYTES;
+		if (want != quota) {	/* a commit costs a kdamond round trip */
+			snprintf(text, sizeof(text), "%llu", want);
+			quota = want;	/* idle again below even if this fails half-way */
+			err = set_quota(priv->admin, text);
+			if (err)
+				break;
+		}
 		sleep_ms(POLL_INTERVAL_MS);
 		err = read_applied(priv->admin, &now);
-		if (err)
-			break;
-		*applied = now > base ? now - base : 0;
-		if (*applied >= bytes)
-			break;
+		if (!err)
+			*applied = now > base ? now - base : 0;
 	}
-	if (set_quota(priv->admin, QUOTA_IDLE) && !err)
+	if (quota && set_quota(priv->admin, QUOTA_IDLE) && !err)
 		err = -EIO;
 	/* What kdamond paged out before the idle quota took hold. */
-	if (!read_applied(priv->admin, &now) && now > base)
+	if (quota && !read_applied(priv->admin, &now) && now > base)
 		*applied = now - base;
 	return err;
 }

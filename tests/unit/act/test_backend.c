@@ -17,7 +17,9 @@
 
 #include "act/backend.h"
 #include "core/size.h"
+#include "lib/clock.h"
 #include "lib/hooks.h"
+#include "lib/pace.h"
 #include "inventory/inventory.h"
 #include "sys/measure.h"
 #include "sys/procstat.h"
@@ -81,7 +83,7 @@ static void fake_damon_tree(const char *nr_kdamonds)
 		S0 "access_pattern/sz/max", S0 "access_pattern/nr_accesses/min",
 		S0 "access_pattern/nr_accesses/max", S0 "access_pattern/age/min",
 		S0 "access_pattern/age/max",
-		S0 "quotas/bytes", S0 "quotas/reset_interval_ms", S0 "quotas/weights/sz_permil",
+		S0 "quotas/bytes", S0 "quotas/ms", S0 "quotas/reset_interval_ms", S0 "quotas/weights/sz_permil",
 		S0 "quotas/weights/nr_accesses_permil", S0 "quotas/weights/age_permil",
 		S0 "filters/nr_filters",
 		S0 "filters/0/type", S0 "filters/0/matching", S0 "filters/0/allow",
@@ -816,6 +818,55 @@ static void test_damon_fini_busy(void **state)
 	assert_null(slurp("/run/upcc/damon-kdamond", true));
 }
 
+static unsigned int pace_calls, pace_stop_at;
+
+static bool pace_after(void *ctx)
+{
+	(void)ctx;
+	return ++pace_calls >= pace_stop_at;
+}
+
+/*
+ * A step never hands a window more than a bounded share (an upcd killed
+ * mid-step leaves its kdamond paging out that much a window), and a
+ * signal ends it early with the quota idle again.
+ */
+static void test_damon_step_bounded(void **state)
+{
+	struct upcc_backend backend = { 0 };
+	struct upcc_scope scope = scope_of(UPCC_SCOPE_SYSTEM, NULL);
+	struct upcc_action_result result;
+	const char *log, *last;
+	uint64_t start;
+
+	(void)state;
+	upcc_hooks.kernel_release = "7.3.4";
+	fake_damon_tree("0\n");
+	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), 0);
+	assert_int_equal(backend.ops->init(&backend, &scope), 0);
+	/* The kernel side limits itself too: 20 ms of kdamond a window. */
+	assert_int_equal(count_lines(slurp(log_path, false), S0 "quotas/ms 20"), 1);
+	unlink(log_path);
+	/* 1 GiB asked; nothing paged out; a signal at the third poll. */
+	pace_calls = 0;
+	pace_stop_at = 3;
+	upcc_pace_set(pace_after, NULL);
+	start = upcc_monotonic_usec();
+	assert_int_equal(backend.ops->reclaim(&backend, &scope, 0,
+					      (1ull << 30) / upcc_page_size(), &result), 0);
+	upcc_pace_set(NULL, NULL);
+	assert_true(upcc_monotonic_usec() - start < 1000000);
+	assert_int_equal(pace_calls, 3);
+	log = slurp(log_path, false);
+	assert_int_equal(count_lines(log, S0 "quotas/bytes 4194304"), 1);
+	assert_null(strstr(log, S0 "quotas/bytes 1073741824"));
+	last = strstr(log, S0 "quotas/bytes 1\n" K0 "state commit\n");
+	assert_non_null(last);
+	assert_null(strstr(last + 1, S0 "quotas/bytes 4194304"));
+	assert_int_equal(result.reclaimed_pages, 0);
+	backend.ops->fini(&backend);
+}
+
 static void test_kernel_at_least(void **state)
 {
 	(void)state;
@@ -1166,6 +1217,7 @@ int main(void)
 		cmocka_unit_test_setup(test_damon_start_refused, per_test),
 		cmocka_unit_test_setup(test_damon_stopped_by_itself, per_test),
 		cmocka_unit_test_setup(test_damon_fini_busy, per_test),
+		cmocka_unit_test_setup(test_damon_step_bounded, per_test),
 		cmocka_unit_test_setup(test_kernel_at_least, per_test),
 		cmocka_unit_test_setup(test_fadvise_real, per_test),
 		cmocka_unit_test_setup(test_fadvise_sample_path, per_test),
