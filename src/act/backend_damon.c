@@ -11,8 +11,8 @@
  *
  * Between steps the scheme idles on a 1-byte size quota (less than a
  * page: damos_quota_is_full() skips every region, no folio is walked);
- * a step raises the quota to what upcd decided and lowers it again once
- * the scheme's sz_applied says it is done.
+ * a step raises the quota, a bounded share a window, until the scheme's
+ * sz_applied says it paged out what upcd decided, then lowers it again.
  *
  * Keeping to the rules: the scheme's filters reject anonymous pages
  * ("anon"), mapped pages ("unmapped" with matching=N) and pages accessed
@@ -36,11 +36,15 @@
  */
 #include "backend.h"
 #include "core/size.h"
+#include "lib/atomicfile.h"
 #include "lib/clock.h"
 #include "lib/log.h"
+#include "lib/pace.h"
+#include "sys/procstat.h"
 #include "sys/sysfs.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,9 +58,18 @@
 #define BOOT_ID			"/proc/sys/kernel/random/boot_id"
 /* /run is emptied at boot, like DAMON's state: a marker never outlives it. */
 #define MARKER_DIR		"/run/upcc"
-#define MARKER			MARKER_DIR "/damon-kdamond"
-#define POLL_INTERVAL_MS	100
-#define POLL_LIMIT_MS		5000
+#define MARKER_NAME		"damon-kdamond"
+#define MARKER			MARKER_DIR "/" MARKER_NAME
+/*
+ * A step polls sz_applied 5 times a quota window, so that it lowers the
+ * quota before the next window applies what is left once more (polling
+ * once a window let a step page out twice what it asked).  It ends after
+ * STEP_LIMIT_MS, EBUSY retries included, or at once when a signal waits
+ * (lib/pace.h): with the idle quota's two writes and the last read, a
+ * busy DAMON keeps a step under 10 s, well within WatchdogSec=30s.
+ */
+#define POLL_INTERVAL_MS	20
+#define STEP_LIMIT_MS		5000
 /*
  * DAMON's own sysfs defaults, written out because the scheme's age is
  * counted in aggregation intervals: min_age / AGGR_US.  The quota's
@@ -68,6 +81,16 @@
 #define UPDATE_US		1000000
 #define QUOTA_RESET_MS		100
 #define QUOTA_IDLE		"1"
+/*
+ * What a raised quota lets one window page out, whatever the step asked:
+ * if upcd dies (SIGKILL) before it lowers the quota, its kdamond goes on
+ * applying it every window until the next upcd removes it.  So a window
+ * gets at most WINDOW_BYTES (40 MiB/s of cold, unmapped, not young page
+ * cache), and kdamond at most QUOTA_MS of its time on the action per
+ * window (DAMOS's time quota, "ms"): 20% of a CPU, orphaned or not.
+ */
+#define WINDOW_BYTES		(4ull << 20)
+#define QUOTA_MS		"20"
 
 #define KDAMOND	"kdamonds/0/"
 #define CTX	KDAMOND "contexts/0/"
@@ -138,26 +161,37 @@ static int admin_read_ull(const char *admin, const char *rel, unsigned long long
 	return sscanf(text, "%llu", value) == 1 ? 0 : -EINVAL;
 }
 
-/* kdamond 0's pid, or 0 when it is off (the file says -1) or absent. */
-static long kdamond_pid(const char *admin)
+/*
+ * kdamond 0's pid into *@pid, 0 when it is off (the file says -1); or
+ * -errno.  -EBUSY (the file stayed busy through the retries) says nothing
+ * of whose kdamond it is: the callers must not take it for "not ours".
+ */
+static int read_kdamond_pid(const char *admin, long *pid)
 {
 	char text[32];
-	long pid;
+	int err = admin_read(admin, KDAMOND "pid", text, sizeof(text));
 
-	if (admin_read(admin, KDAMOND "pid", text, sizeof(text)) ||
-	    sscanf(text, "%ld", &pid) != 1 || pid <= 0)
-		return 0;
-	return pid;
+	if (err)
+		return err;
+	if (sscanf(text, "%ld", pid) != 1)
+		return -EINVAL;
+	if (*pid < 0)
+		*pid = 0;
+	return 0;
 }
 
 /*
- * The marker: "BOOT_ID KDAMOND_PID UPCD_PID".  A kdamond's pid is not
- * reused while the thread lives, and the boot id tells this boot's pids
- * from the last one's, should /run not be a tmpfs.
+ * The marker: "BOOT_ID KDAMOND_PID UPCD_PID UPCD_START".  A kdamond's pid
+ * is not reused while the thread lives, and the boot id tells this boot's
+ * pids from the last one's, should /run not be a tmpfs.  upcd's pid alone
+ * could be reused, by the next upcd itself after a crash: its start time
+ * (field 22 of /proc/PID/stat) tells them apart.  0 for a marker written
+ * before the start time was (three fields).
  */
 struct marker {
 	char boot_id[64];
 	long kdamond_pid, upcd_pid;
+	unsigned long long upcd_start;
 };
 
 static int read_boot_id(char *buf, size_t len)
@@ -169,65 +203,128 @@ static int read_boot_id(char *buf, size_t len)
 	return upcc_sysfs_read_line(path, buf, len);
 }
 
-static int read_marker(struct marker *marker)
+/* This process's start time, 0 if unknown (never under the test root). */
+static unsigned long long own_start_time(void)
 {
-	char path[PATH_MAX];
-	FILE *f;
-	int n;
+	struct upcc_procstat st;
 
-	if (upcc_sysfs_path(path, sizeof(path), MARKER))
-		return -ENAMETOOLONG;
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	n = fscanf(f, "%63s %ld %ld", marker->boot_id, &marker->kdamond_pid, &marker->upcd_pid);
-	fclose(f);
-	return n == 3 ? 0 : -EINVAL;
+	return upcc_procstat_read("/proc/self/stat", &st) ? 0 : st.start_time;
 }
 
+/*
+ * The marker's directory, opened as atomicfile.h opens every directory
+ * upcd writes in: no symbolic link on the way, owned by root or us, and
+ * writable by nobody else, so what is in it is ours to trust.
+ */
+static int open_marker_dir(void)
+{
+	char dir[PATH_MAX];
+
+	if (upcc_sysfs_path(dir, sizeof(dir), MARKER_DIR))
+		return -ENAMETOOLONG;
+	return upcc_atomic_open_dir(dir, NULL, 0);
+}
+
+/*
+ * The marker's text: never through a symbolic link (O_NOFOLLOW), never a
+ * FIFO's open that waits for a writer (O_NONBLOCK) or a device's, only a
+ * regular file of root's or ours.
+ */
+static int read_marker_text(char *buf, size_t len)
+{
+	int dirfd = open_marker_dir(), fd, err = 0;
+	struct stat st;
+	ssize_t n;
+
+	if (dirfd < 0)
+		return dirfd;
+	fd = openat(dirfd, MARKER_NAME, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		err = -errno;
+	close(dirfd);
+	if (err)
+		return err;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    (st.st_uid != 0 && st.st_uid != geteuid()))
+		err = -EINVAL;
+	n = err ? 0 : read(fd, buf, len - 1);
+	if (n < 0)
+		err = -errno;
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return err;
+}
+
+static int read_marker(struct marker *marker)
+{
+	char text[256];
+	int err = read_marker_text(text, sizeof(text)), n;
+
+	if (err)
+		return err;
+	marker->upcd_start = 0;
+	n = sscanf(text, "%63s %ld %ld %llu", marker->boot_id, &marker->kdamond_pid,
+		   &marker->upcd_pid, &marker->upcd_start);
+	return n >= 3 ? 0 : -EINVAL;
+}
+
+/* Whole or not at all, through atomicfile.h (no link, no one else's folder). */
 static int write_marker(long pid)
 {
-	char path[PATH_MAX], boot_id[64];
-	FILE *f;
+	char path[PATH_MAX], boot_id[64], text[160], why[256] = "";
 	int err;
 
 	if (read_boot_id(boot_id, sizeof(boot_id)))
 		snprintf(boot_id, sizeof(boot_id), "-");
-	if (upcc_sysfs_path(path, sizeof(path), MARKER_DIR))
-		return -ENAMETOOLONG;
-	if (mkdir(path, 0755) && errno != EEXIST)
-		return -errno;
 	if (upcc_sysfs_path(path, sizeof(path), MARKER))
 		return -ENAMETOOLONG;
-	f = fopen(path, "we");
-	if (!f)
-		return -errno;
-	fprintf(f, "%s %ld %ld\n", boot_id, pid, (long)getpid());
-	err = ferror(f) ? -EIO : 0;
-	if (fclose(f) && !err)
-		err = -errno;
+	snprintf(text, sizeof(text), "%s %ld %ld %llu\n", boot_id, pid, (long)getpid(),
+		 own_start_time());
+	err = upcc_atomic_write(path, text, strlen(text), UPCC_ATOMIC_MKDIR, why, sizeof(why));
+	if (err)
+		upcc_log(LOG_WARNING, "damon: cannot write its marker: %s", why);
 	return err;
 }
 
 static void remove_marker(void)
 {
-	char path[PATH_MAX];
+	int dirfd = open_marker_dir();
 
-	if (!upcc_sysfs_path(path, sizeof(path), MARKER))
-		unlink(path);
+	if (dirfd >= 0) {
+		unlinkat(dirfd, MARKER_NAME, 0);	/* a link planted there: the link */
+		close(dirfd);
+	}
 }
 
-/* Is @pid a running upcd?  Its comm says, in this pid namespace. */
-static bool upcd_running(long pid)
+/*
+ * Is the marker's upcd, not this one, running?  Its pid is alive, its
+ * start time is the marker's (else the pid was reused) and its comm says
+ * upcd, in this pid namespace.
+ */
+static bool upcd_running(const struct marker *marker)
 {
 	char rel[64], path[PATH_MAX], comm[32];
+	struct upcc_procstat st;
+	long pid = marker->upcd_pid;
 
 	if (pid <= 0 || (kill((pid_t)pid, 0) && errno == ESRCH))
+		return false;
+	snprintf(rel, sizeof(rel), "/proc/%ld/stat", pid);
+	if (marker->upcd_start &&
+	    !upcc_sysfs_path(path, sizeof(path), rel) && !upcc_procstat_read(path, &st) &&
+	    st.start_time != marker->upcd_start)
 		return false;
 	snprintf(rel, sizeof(rel), "/proc/%ld/comm", pid);
 	return !upcc_sysfs_path(path, sizeof(path), rel) &&
 	       upcc_sysfs_read_line(path, comm, sizeof(comm)) == 0 &&
 	       strcmp(comm, "upcd") == 0;
+}
+
+/* Does the marker name this very upcd (not a crashed one of our pid)? */
+static bool marker_is_this_upcd(const struct marker *marker)
+{
+	return marker->upcd_pid == (long)getpid() &&
+	       (!marker->upcd_start || marker->upcd_start == own_start_time());
 }
 
 enum damon_owner {
@@ -244,6 +341,7 @@ static enum damon_owner damon_owner(const char *admin, char *why, size_t why_len
 	struct marker marker;
 	char boot_id[64];
 	long pid;
+	int err;
 
 	if (admin_read_ull(admin, "kdamonds/nr_kdamonds", &nr))
 		return DAMON_ABSENT;
@@ -254,15 +352,24 @@ static enum damon_owner damon_owner(const char *admin, char *why, size_t why_len
 			 "no upcd marker): never taken over", nr, nr == 1 ? "" : "s");
 		return DAMON_FOREIGN;
 	}
-	pid = kdamond_pid(admin);
-	if (nr != 1 || !pid || pid != marker.kdamond_pid ||
+	err = read_kdamond_pid(admin, &pid);
+	if (err == -EBUSY) {
+		snprintf(why, why_len, "DAMON's sysfs files stayed busy (someone else holds "
+			 "them): whose kdamond it is cannot be told, not taken over");
+		return DAMON_FOREIGN;
+	}
+	/* A pid of 0: kdamond 0 is off, which the marker's kdamond may have
+	 * become by itself (its context failed): then it is told by the
+	 * boot id and the marker's upcd alone.
+	 */
+	if (nr != 1 || err || (pid && pid != marker.kdamond_pid) ||
 	    read_boot_id(boot_id, sizeof(boot_id)) || strcmp(boot_id, marker.boot_id)) {
 		snprintf(why, why_len, "DAMON already in use by someone else (%llu kdamond%s; "
 			 "upcd's marker names kdamond %ld of another boot or one that is gone): "
 			 "never taken over", nr, nr == 1 ? "" : "s", marker.kdamond_pid);
 		return DAMON_FOREIGN;
 	}
-	if (marker.upcd_pid == (long)getpid()) {
+	if (marker_is_this_upcd(&marker)) {
 		/* Another scope of ours has it: DAMON's sysfs gives a kdamond
 		 * per context, but this backend keeps to kdamond 0.
 		 */
@@ -270,13 +377,17 @@ static enum damon_owner damon_owner(const char *admin, char *why, size_t why_len
 			 "(kdamond %ld): one damon scope per upcd", pid);
 		return DAMON_FOREIGN;
 	}
-	if (upcd_running(marker.upcd_pid)) {
+	if (marker.upcd_pid != (long)getpid() && upcd_running(&marker)) {
 		snprintf(why, why_len, "DAMON already in use by the upcd of pid %ld (kdamond %ld): "
 			 "never taken over", marker.upcd_pid, pid);
 		return DAMON_FOREIGN;
 	}
-	snprintf(why, why_len, "kdamond %ld was left running by upcd %ld, which is gone",
-		 pid, marker.upcd_pid);
+	if (pid)
+		snprintf(why, why_len, "kdamond %ld was left running by upcd %ld, which is gone",
+			 pid, marker.upcd_pid);
+	else
+		snprintf(why, why_len, "kdamond %ld of upcd %ld, which is gone, was left "
+			 "stopped", marker.kdamond_pid, marker.upcd_pid);
 	return DAMON_LEFTOVER;
 }
 
@@ -440,6 +551,7 @@ static int write_scheme(const struct damon_priv *priv)
 		{ SCHEME "access_pattern/age/min", age },
 		{ SCHEME "access_pattern/age/max", "4294967295" },
 		{ SCHEME "quotas/bytes", QUOTA_IDLE },
+		{ SCHEME "quotas/ms", QUOTA_MS },
 		{ SCHEME "quotas/reset_interval_ms", reset },
 		/* The oldest regions first, when the quota cannot take all. */
 		{ SCHEME "quotas/weights/sz_permil", "0" },
@@ -504,14 +616,20 @@ static int start_kdamond(struct damon_priv *priv)
 {
 	int err = admin_write(priv->admin, "kdamonds/nr_kdamonds", "1");
 
-	if (!err)
-		err = admin_write(priv->admin, KDAMOND "contexts/nr_contexts", "1");
+	/* Refused (-EBUSY: another tool's kdamond runs since claim_damon, or
+	 * it holds the files): nothing of ours exists to undo, and kdamond 0,
+	 * if any, is theirs.
+	 */
+	if (err)
+		return err;
+	err = admin_write(priv->admin, KDAMOND "contexts/nr_contexts", "1");
 	if (!err)
 		err = write_scheme(priv);
 	if (!err)
 		err = admin_write(priv->admin, KDAMOND "state", "on");
+	if (!err)
+		err = read_kdamond_pid(priv->admin, &priv->kdamond_pid);
 	if (!err) {
-		priv->kdamond_pid = kdamond_pid(priv->admin);
 		/* "on" returns once kdamond runs; one that stopped at once (its
 		 * context refused) shows pid -1: say so rather than wait.
 		 */
@@ -520,7 +638,7 @@ static int start_kdamond(struct damon_priv *priv)
 			upcc_log(LOG_WARNING, "damon: kdamond stopped as soon as it started");
 	}
 	if (err) {
-		/* Leave DAMON as we found it. */
+		/* Leave DAMON as we found it: kdamond 0 is the one we made. */
 		stop_kdamond(priv->admin);
 		remove_marker();
 		priv->kdamond_pid = 0;
@@ -599,65 +717,69 @@ static int set_quota(const char *admin, const char *bytes)
 	return err ? err : admin_write(admin, KDAMOND "state", "commit");
 }
 
+/* Stop the step?  Its time is up, or a signal (stop, reload) waits. */
+static bool step_over(uint64_t start_usec)
+{
+	return upcc_monotonic_usec() - start_usec >= STEP_LIMIT_MS * 1000ull ||
+	       upcc_pace_stop_now();
+}
+
 /*
- * Let the scheme page out up to @bytes: the quota is what is still
- * missing, lowered as sz_applied grows, and back to idle at the end,
- * whatever happened.
+ * Let the scheme page out up to @bytes: each window's quota is what is
+ * still missing, at most WINDOW_BYTES, lowered as sz_applied grows, and
+ * back to idle at the end, whatever happened.  Cut short (time, signal),
+ * the step reports what was paged out, as fadvise's does.
  */
 static int damos_step(const struct damon_priv *priv, uint64_t bytes, uint64_t *applied)
 {
-	unsigned long long base, now = 0;
-	char quota[32];
+	unsigned long long base, now = 0, quota = 0;
+	uint64_t start_usec = upcc_monotonic_usec();
+	char text[32];
 	int err = read_applied(priv->admin, &base);
 
 	*applied = 0;
-	for (unsigned int waited = 0; !err && waited < POLL_LIMIT_MS;
-	     waited += POLL_INTERVAL_MS) {
-		snprintf(quota, sizeof(quota), "%llu", (unsigned long long)(bytes - *applied));
-		err = set_quota(priv->admin, quota);
-		if (err)
-			break;
+	while (!err && *applied < bytes && !step_over(start_usec)) {
+		unsigned long long want = bytes - *applied;
+
+		if (want > WINDOW_BYTES)
+			want = WINDOW_BYTES;
+		if (want != quota) {	/* a commit costs a kdamond round trip */
+			snprintf(text, sizeof(text), "%llu", want);
+			quota = want;	/* idle again below even if this fails half-way */
+			err = set_quota(priv->admin, text);
+			if (err)
+				break;
+		}
 		sleep_ms(POLL_INTERVAL_MS);
 		err = read_applied(priv->admin, &now);
-		if (err)
-			break;
-		*applied = now > base ? now - base : 0;
-		if (*applied >= bytes)
-			break;
+		if (!err)
+			*applied = now > base ? now - base : 0;
 	}
-	if (set_quota(priv->admin, QUOTA_IDLE) && !err)
+	if (quota && set_quota(priv->admin, QUOTA_IDLE) && !err)
 		err = -EIO;
 	/* What kdamond paged out before the idle quota took hold. */
-	if (!read_applied(priv->admin, &now) && now > base)
+	if (quota && !read_applied(priv->admin, &now) && now > base)
 		*applied = now - base;
 	return err;
 }
 
-/*
- * @pid's utime + stime (fields 14 and 15 of /proc/PID/stat, after the
- * comm, which may hold spaces: parsed from its closing parenthesis).
- */
+/* @pid's utime + stime (sys/procstat.h), under the test root. */
 static int thread_cpu_usec(long pid, uint64_t *usec)
 {
-	char rel[64], path[PATH_MAX], line[1024], *p;
-	unsigned long long utime, stime;
+	char rel[64], path[PATH_MAX];
 	long hz = sysconf(_SC_CLK_TCK);
-	FILE *f;
+	struct upcc_procstat st;
+	int err;
 
 	snprintf(rel, sizeof(rel), "/proc/%ld/stat", pid);
 	if (upcc_sysfs_path(path, sizeof(path), rel))
 		return -ENAMETOOLONG;
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	p = fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
-	fclose(f);
-	/* After ")": state, then fields 4..13, then utime and stime. */
-	if (!p || hz <= 0 ||
-	    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
-		   &utime, &stime) != 2)
+	err = upcc_procstat_read(path, &st);
+	if (err)
+		return err;
+	if (hz <= 0)
 		return -EINVAL;
-	*usec = (utime + stime) * 1000000ull / (unsigned long long)hz;
+	*usec = (st.utime + st.stime) * 1000000ull / (unsigned long long)hz;
 	return 0;
 }
 
@@ -673,15 +795,44 @@ static uint64_t kdamond_cpu_delta(struct damon_priv *priv)
 	return delta;
 }
 
-/* Is kdamond 0 still the one we started? */
+/* Is kdamond 0 still the one we started?  -EBUSY if not, or if that
+ * cannot be told now (a step is skipped either way).
+ */
 static int still_ours(const struct damon_priv *priv)
 {
 	unsigned long long nr;
+	long pid;
 
 	if (admin_read_ull(priv->admin, "kdamonds/nr_kdamonds", &nr) || nr != 1 ||
-	    kdamond_pid(priv->admin) != priv->kdamond_pid)
+	    read_kdamond_pid(priv->admin, &pid) || pid != priv->kdamond_pid)
 		return -EBUSY;
 	return 0;
+}
+
+/*
+ * Is kdamond 0 ours to remove at fini?  1 yes, 0 no, or -errno when it
+ * cannot be told (-EBUSY: the files stayed busy).  Ours: the one we
+ * started, running; or off (it stopped by itself: its pid is -1 then)
+ * while the marker still names it and this upcd, as nobody else writes
+ * our marker: else every start this boot would refuse it as foreign.
+ */
+static int ours_at_fini(const struct damon_priv *priv)
+{
+	unsigned long long nr;
+	struct marker marker;
+	long pid;
+	int err = admin_read_ull(priv->admin, "kdamonds/nr_kdamonds", &nr);
+
+	if (!err && nr != 1)
+		return 0;
+	if (!err)
+		err = read_kdamond_pid(priv->admin, &pid);
+	if (err)
+		return err;
+	if (pid)
+		return pid == priv->kdamond_pid;
+	return !read_marker(&marker) && marker.kdamond_pid == priv->kdamond_pid &&
+	       marker_is_this_upcd(&marker);
 }
 
 static int damon_reclaim(struct upcc_backend *backend, const struct upcc_scope *scope,
@@ -709,13 +860,23 @@ static int damon_reclaim(struct upcc_backend *backend, const struct upcc_scope *
 	return upcc_reclaim_end(result, start_usec, err);
 }
 
+/* How often fini asks again when DAMON's files stay busy (0.5 s each). */
+#define FINI_BUSY_TRIES	4
+
 static void damon_fini(struct upcc_backend *backend)
 {
 	struct damon_priv *priv = backend->priv;
+	int ours = -EBUSY;
 
-	if (priv && priv->kdamond_pid && !still_ours(priv)) {
+	for (int i = 0; priv && priv->kdamond_pid && ours == -EBUSY && i < FINI_BUSY_TRIES; i++)
+		ours = ours_at_fini(priv);
+	if (priv && priv->kdamond_pid && ours == 1) {
 		stop_kdamond(priv->admin);
 		remove_marker();
+	} else if (priv && priv->kdamond_pid && ours < 0) {
+		/* Left with the marker: the next start proves it a leftover. */
+		upcc_log(LOG_WARNING, "damon: cannot tell whether kdamond %ld is still ours "
+			 "(%s): left as it is", priv->kdamond_pid, strerror(-ours));
 	}
 	free(priv);
 	backend->priv = NULL;

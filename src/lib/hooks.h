@@ -35,6 +35,11 @@ struct upcc_hooks {
 	 * the end), for tests that model a page cache: 0 or -errno.
 	 */
 	int (*cachestat)(int fd, uint64_t off, uint64_t len, struct upcc_cachestat *cs);
+	/* Before every upcc_sysfs_write (@write) and upcc_sysfs_read_line of
+	 * @path: a -errno makes that call fail so (-EBUSY: a file DAMON's
+	 * lock keeps busy), 0 lets it go on (sys/sysfs.h).
+	 */
+	int (*sysfs_fault)(const char *path, const char *value, bool write);
 	/* Instead of CLOCK_MONOTONIC, for every reading (clock.h). */
 	uint64_t (*monotonic_usec)(void);
 };

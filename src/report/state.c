@@ -14,6 +14,7 @@
 #include "lib/atomicfile.h"
 #include "lib/jsonstr.h"
 #include "lib/readtext.h"
+#include "sys/procstat.h"
 #include "state.h"
 
 void upcc_state_scope_measured(struct upcc_state_scope *out, const struct upcc_sample *sample,
@@ -136,20 +137,12 @@ void upcc_state_scope_json(FILE *out, const struct upcc_state_scope *s, uint64_t
 }
 
 /* Field 22 (starttime) of a /proc/PID/stat; 0 if it cannot be read. */
+/* @path's start time (sys/procstat.h), or 0 if it cannot be read. */
 static unsigned long long stat_start_time(const char *path)
 {
-	unsigned long long start = 0;
-	char *text, *paren;
+	struct upcc_procstat st;
 
-	if (upcc_read_text(path, &text))
-		return 0;
-	/* The command (field 2) may hold spaces and ')'. */
-	paren = strrchr(text, ')');
-	if (paren && sscanf(paren + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u"
-			    " %*d %*d %*d %*d %*d %*d %llu", &start) != 1)
-		start = 0;
-	free(text);
-	return start;
+	return upcc_procstat_read(path, &st) ? 0 : st.start_time;
 }
 
 unsigned long long upcc_state_start_time(void)

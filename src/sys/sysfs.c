@@ -50,6 +50,8 @@ int upcc_sysfs_write(const char *path, const char *value)
 	int fd, err = 0;
 
 	log_write(path, value);
+	if (upcc_hooks.sysfs_fault && (err = upcc_hooks.sysfs_fault(path, value, true)))
+		return err;
 	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -66,9 +68,11 @@ int upcc_sysfs_write(const char *path, const char *value)
 
 int upcc_sysfs_read_line(const char *path, char *buf, size_t len)
 {
-	FILE *f = fopen(path, "re");
-	int err = 0;
+	int err = upcc_hooks.sysfs_fault ? upcc_hooks.sysfs_fault(path, NULL, false) : 0;
+	FILE *f = err ? NULL : fopen(path, "re");
 
+	if (err)
+		return err;
 	if (!f)
 		return -errno;
 	if (!fgets(buf, (int)len, f))

@@ -17,9 +17,12 @@
 
 #include "act/backend.h"
 #include "core/size.h"
+#include "lib/clock.h"
 #include "lib/hooks.h"
+#include "lib/pace.h"
 #include "inventory/inventory.h"
 #include "sys/measure.h"
+#include "sys/procstat.h"
 #include "sys/residency.h"
 #include "sys/sysfs.h"
 
@@ -59,6 +62,15 @@ static char *slurp(const char *rel_or_abs, bool in_root)
 	return buf;
 }
 
+/* This process's start time, as the damon marker records it. */
+static unsigned long long self_start(void)
+{
+	struct upcc_procstat st;
+
+	assert_int_equal(upcc_procstat_read("/proc/self/stat", &st), 0);
+	return st.start_time;
+}
+
 static void fake_damon_tree(const char *nr_kdamonds)
 {
 	static const char *const files[] = {
@@ -71,7 +83,7 @@ static void fake_damon_tree(const char *nr_kdamonds)
 		S0 "access_pattern/sz/max", S0 "access_pattern/nr_accesses/min",
 		S0 "access_pattern/nr_accesses/max", S0 "access_pattern/age/min",
 		S0 "access_pattern/age/max",
-		S0 "quotas/bytes", S0 "quotas/reset_interval_ms", S0 "quotas/weights/sz_permil",
+		S0 "quotas/bytes", S0 "quotas/ms", S0 "quotas/reset_interval_ms", S0 "quotas/weights/sz_permil",
 		S0 "quotas/weights/nr_accesses_permil", S0 "quotas/weights/age_permil",
 		S0 "filters/nr_filters",
 		S0 "filters/0/type", S0 "filters/0/matching", S0 "filters/0/allow",
@@ -454,8 +466,8 @@ static void test_damon_sequence(void **state)
 	assert_non_null(strstr(log, K0 "state on\n"));
 	assert_null(strstr(log, K0 "state off\n"));
 	/* The marker names this boot, the kdamond and this process. */
-	snprintf(line, sizeof(line), "b00710d0-0000-4000-8000-000000000001 4242 %ld\n",
-		 (long)getpid());
+	snprintf(line, sizeof(line), "b00710d0-0000-4000-8000-000000000001 4242 %ld %llu\n",
+		 (long)getpid(), self_start());
 	assert_string_equal(slurp("/run/upcc/damon-kdamond", true), line);
 
 	unlink(log_path);
@@ -600,9 +612,258 @@ static void test_damon_leftover(void **state)
 
 		assert_int_equal(strncmp(log, removed, strlen(removed)), 0);
 	}
-	snprintf(marker, sizeof(marker), "b00710d0-0000-4000-8000-000000000001 4242 %ld\n",
-		 (long)getpid());
+	snprintf(marker, sizeof(marker), "b00710d0-0000-4000-8000-000000000001 4242 %ld %llu\n",
+		 (long)getpid(), self_start());
 	assert_string_equal(slurp("/run/upcc/damon-kdamond", true), marker);
+	backend.ops->fini(&backend);
+}
+
+/*
+ * upcd's pid alone proves nothing: a crashed upcd's pid may be the next
+ * upcd's, or another upcd's.  The start time in the marker tells them apart.
+ */
+static void test_damon_marker_pid_reused(void **state)
+{
+	struct upcc_backend backend = { 0 };
+	struct upcc_scope scope = scope_of(UPCC_SCOPE_SYSTEM, NULL);
+	char marker[160], rel[64];
+
+	(void)state;
+	upcc_hooks.kernel_release = "7.3.4";
+	fake_damon_tree("1\n");
+	/* Our pid, another start time: the upcd that had our pid crashed. */
+	snprintf(marker, sizeof(marker), "b00710d0-0000-4000-8000-000000000001 4242 %ld %llu\n",
+		 (long)getpid(), self_start() + 1);
+	fake("/run/upcc/damon-kdamond", marker);
+	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), 0);
+	assert_non_null(strstr(backend.why, "to be removed: kdamond 4242"));
+	/* A running upcd (our parent stands in) of another start time: the
+	 * marker's upcd is gone, its pid given to this one.
+	 */
+	snprintf(rel, sizeof(rel), "/proc/%ld/comm", (long)getppid());
+	fake(rel, "upcd\n");
+	snprintf(rel, sizeof(rel), "/proc/%ld/stat", (long)getppid());
+	fake(rel, "1 (upcd) S 1 1 1 0 -1 0 0 0 0 0 5 5 0 0 20 0 1 0 777 0 0\n");
+	snprintf(marker, sizeof(marker), "b00710d0-0000-4000-8000-000000000001 4242 %ld 776\n",
+		 (long)getppid());
+	fake("/run/upcc/damon-kdamond", marker);
+	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), 0);
+	/* The same start time: that upcd is running. */
+	snprintf(marker, sizeof(marker), "b00710d0-0000-4000-8000-000000000001 4242 %ld 777\n",
+		 (long)getppid());
+	fake("/run/upcc/damon-kdamond", marker);
+	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), -EBUSY);
+	assert_non_null(strstr(backend.why, "upcd of pid"));
+	assert_null(slurp(log_path, false));
+}
+
+/*
+ * The marker is never read through a symbolic link, nor from a FIFO
+ * (whose open would wait for a writer): either is no marker of ours, and
+ * the kdamond is refused as someone else's, at once.
+ */
+static void test_damon_marker_not_regular(void **state)
+{
+	struct upcc_backend backend = { 0 };
+	struct upcc_scope scope = scope_of(UPCC_SCOPE_SYSTEM, NULL);
+	char marker[160], path[PATH_MAX * 2], target[PATH_MAX * 2];
+	pid_t gone;
+
+	(void)state;
+	upcc_hooks.kernel_release = "7.3.4";
+	gone = fork();
+	assert_true(gone >= 0);
+	if (gone == 0)
+		_exit(0);
+	reap(gone);
+	fake_damon_tree("1\n");
+	/* A valid leftover's marker, but reached through a link. */
+	snprintf(marker, sizeof(marker), "b00710d0-0000-4000-8000-000000000001 4242 %ld\n",
+		 (long)gone);
+	fake("/elsewhere", marker);
+	snprintf(path, sizeof(path), "%s/run/upcc/damon-kdamond", root);
+	snprintf(target, sizeof(target), "%s/elsewhere", root);
+	assert_int_equal(ua_mkdir_p(strcat(strcpy(marker, root), "/run/upcc")), 0);
+	assert_int_equal(symlink(target, path), 0);
+	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), -EBUSY);
+	assert_non_null(strstr(backend.why, "no upcd marker"));
+	assert_int_equal(unlink(path), 0);
+	/* A FIFO: refused without waiting for a writer (cmocka would hang). */
+	assert_int_equal(mkfifo(path, 0600), 0);
+	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), -EBUSY);
+	assert_non_null(strstr(backend.why, "no upcd marker"));
+	assert_int_equal(unlink(path), 0);
+	assert_null(slurp(log_path, false));
+	/* And a marker is written as a new file, never through a link there. */
+	fake_damon_tree("0\n");
+	assert_int_equal(symlink(target, path), 0);
+	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), 0);
+	assert_int_equal(backend.ops->init(&backend, &scope), 0);
+	snprintf(marker, sizeof(marker), "b00710d0-0000-4000-8000-000000000001 4242 %ld\n",
+		 (long)gone);
+	assert_string_equal(slurp("/elsewhere", true), marker);
+	backend.ops->fini(&backend);
+}
+
+/* sysfs_fault hooks: nr_kdamonds refuses "1" (another tool's kdamond came
+ * first); kdamond 0's pid stays busy for so many reads.
+ */
+static int busy_pid_reads;
+
+static int fault_nr_kdamonds(const char *path, const char *value, bool write)
+{
+	size_t len = strlen(path), tail = strlen("kdamonds/nr_kdamonds");
+
+	return write && len >= tail && !strcmp(path + len - tail, "kdamonds/nr_kdamonds") &&
+	       !strcmp(value, "1") ? -EBUSY : 0;
+}
+
+static int fault_pid_busy(const char *path, const char *value, bool write)
+{
+	size_t len = strlen(path), tail = strlen("kdamonds/0/pid");
+
+	(void)value;
+	if (write || len < tail || strcmp(path + len - tail, "kdamonds/0/pid") || !busy_pid_reads)
+		return 0;
+	busy_pid_reads--;
+	return -EBUSY;
+}
+
+/*
+ * nr_kdamonds refused at init (-EBUSY: someone started a kdamond since
+ * DAMON was found free): kdamond 0 is theirs, not one write to it.
+ */
+static void test_damon_start_refused(void **state)
+{
+	struct upcc_backend backend = { 0 };
+	struct upcc_scope scope = scope_of(UPCC_SCOPE_SYSTEM, NULL);
+	const char *log;
+
+	(void)state;
+	upcc_hooks.kernel_release = "7.3.4";
+	fake_damon_tree("0\n");
+	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), 0);
+	upcc_hooks.sysfs_fault = fault_nr_kdamonds;
+	assert_int_equal(backend.ops->init(&backend, &scope), -EBUSY);
+	upcc_hooks.sysfs_fault = NULL;
+	log = slurp(log_path, false);
+	assert_non_null(log);
+	assert_null(strstr(log, K0));
+	assert_int_equal(count_lines(log, ADMIN "kdamonds/nr_kdamonds 0"), 0);
+	assert_null(slurp("/run/upcc/damon-kdamond", true));
+}
+
+/*
+ * Our kdamond stopped by itself (pid -1): fini still removes it and the
+ * marker, else every start this boot refuses it; and a start finding one
+ * so left by a gone upcd removes it too.
+ */
+static void test_damon_stopped_by_itself(void **state)
+{
+	struct upcc_backend backend = { 0 };
+	struct upcc_scope scope = scope_of(UPCC_SCOPE_SYSTEM, NULL);
+	char marker[160];
+	pid_t gone;
+
+	(void)state;
+	upcc_hooks.kernel_release = "7.3.4";
+	fake_damon_tree("0\n");
+	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), 0);
+	assert_int_equal(backend.ops->init(&backend, &scope), 0);
+	fake(K0 "pid", "-1\n");
+	unlink(log_path);
+	backend.ops->fini(&backend);
+	assert_non_null(strstr(slurp(log_path, false), ADMIN "kdamonds/nr_kdamonds 0\n"));
+	assert_null(slurp("/run/upcc/damon-kdamond", true));
+
+	gone = fork();
+	assert_true(gone >= 0);
+	if (gone == 0)
+		_exit(0);
+	reap(gone);
+	fake_damon_tree("1\n");
+	fake(K0 "pid", "-1\n");
+	snprintf(marker, sizeof(marker), "b00710d0-0000-4000-8000-000000000001 4242 %ld 5\n",
+		 (long)gone);
+	fake("/run/upcc/damon-kdamond", marker);
+	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), 0);
+	assert_non_null(strstr(backend.why, "was left stopped"));
+	/* Another boot's: refused. */
+	fake("/run/upcc/damon-kdamond", "b00710d0-0000-4000-8000-000000000002 4242 1 5\n");
+	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), -EBUSY);
+}
+
+/*
+ * kdamond 0's pid busy (someone reads it) at fini for longer than one
+ * read's retries: asked again, not taken for someone else's kdamond.
+ */
+static void test_damon_fini_busy(void **state)
+{
+	struct upcc_backend backend = { 0 };
+	struct upcc_scope scope = scope_of(UPCC_SCOPE_SYSTEM, NULL);
+
+	(void)state;
+	upcc_hooks.kernel_release = "7.3.4";
+	fake_damon_tree("0\n");
+	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), 0);
+	assert_int_equal(backend.ops->init(&backend, &scope), 0);
+	unlink(log_path);
+	busy_pid_reads = 60;	/* one read retries 50 times */
+	upcc_hooks.sysfs_fault = fault_pid_busy;
+	backend.ops->fini(&backend);
+	upcc_hooks.sysfs_fault = NULL;
+	assert_int_equal(busy_pid_reads, 0);
+	assert_non_null(strstr(slurp(log_path, false),
+			       K0 "state off\n" ADMIN "kdamonds/nr_kdamonds 0\n"));
+	assert_null(slurp("/run/upcc/damon-kdamond", true));
+}
+
+static unsigned int pace_calls, pace_stop_at;
+
+static bool pace_after(void *ctx)
+{
+	(void)ctx;
+	return ++pace_calls >= pace_stop_at;
+}
+
+/*
+ * A step never hands a window more than a bounded share (an upcd killed
+ * mid-step leaves its kdamond paging out that much a window), and a
+ * signal ends it early with the quota idle again.
+ */
+static void test_damon_step_bounded(void **state)
+{
+	struct upcc_backend backend = { 0 };
+	struct upcc_scope scope = scope_of(UPCC_SCOPE_SYSTEM, NULL);
+	struct upcc_action_result result;
+	const char *log, *last;
+	uint64_t start;
+
+	(void)state;
+	upcc_hooks.kernel_release = "7.3.4";
+	fake_damon_tree("0\n");
+	assert_int_equal(upcc_backend_select(&backend, "damon", &scope), 0);
+	assert_int_equal(backend.ops->init(&backend, &scope), 0);
+	/* The kernel side limits itself too: 20 ms of kdamond a window. */
+	assert_int_equal(count_lines(slurp(log_path, false), S0 "quotas/ms 20"), 1);
+	unlink(log_path);
+	/* 1 GiB asked; nothing paged out; a signal at the third poll. */
+	pace_calls = 0;
+	pace_stop_at = 3;
+	upcc_pace_set(pace_after, NULL);
+	start = upcc_monotonic_usec();
+	assert_int_equal(backend.ops->reclaim(&backend, &scope, 0,
+					      (1ull << 30) / upcc_page_size(), &result), 0);
+	upcc_pace_set(NULL, NULL);
+	assert_true(upcc_monotonic_usec() - start < 1000000);
+	assert_int_equal(pace_calls, 3);
+	log = slurp(log_path, false);
+	assert_int_equal(count_lines(log, S0 "quotas/bytes 4194304"), 1);
+	assert_null(strstr(log, S0 "quotas/bytes 1073741824"));
+	last = strstr(log, S0 "quotas/bytes 1\n" K0 "state commit\n");
+	assert_non_null(last);
+	assert_null(strstr(last + 1, S0 "quotas/bytes 4194304"));
+	assert_int_equal(result.reclaimed_pages, 0);
 	backend.ops->fini(&backend);
 }
 
@@ -951,6 +1212,12 @@ int main(void)
 		cmocka_unit_test_setup(test_damon_cgroup_filter, per_test),
 		cmocka_unit_test_setup(test_damon_never_takes_over, per_test),
 		cmocka_unit_test_setup(test_damon_leftover, per_test),
+		cmocka_unit_test_setup(test_damon_marker_pid_reused, per_test),
+		cmocka_unit_test_setup(test_damon_marker_not_regular, per_test),
+		cmocka_unit_test_setup(test_damon_start_refused, per_test),
+		cmocka_unit_test_setup(test_damon_stopped_by_itself, per_test),
+		cmocka_unit_test_setup(test_damon_fini_busy, per_test),
+		cmocka_unit_test_setup(test_damon_step_bounded, per_test),
 		cmocka_unit_test_setup(test_kernel_at_least, per_test),
 		cmocka_unit_test_setup(test_fadvise_real, per_test),
 		cmocka_unit_test_setup(test_fadvise_sample_path, per_test),
