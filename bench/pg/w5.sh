@@ -13,6 +13,7 @@
 #   w5.sh run DATADIR SECONDS       pgbench -T SECONDS with w5.sql; prints "w5 tps X"
 #   w5.sh relfiles DATADIR          the files of pgbench_accounts and its primary key, one a line
 #   w5.sh blksread DATADIR          blocks read from the kernel so far (pg_stat_database)
+#   w5.sh hot99 DATADIR             MiB of the pages that serve 99% of the reads (below)
 #
 # Env: W5_CLIENTS (2: one per vCPU), W5_SKEW (25, see w5.sql), PGBIN
 # (/usr/lib/postgresql/15/bin), W5_USER (postgres).  Runs the server as
@@ -118,7 +119,17 @@ cmd_blksread() {
 	sql "${1:?DATADIR}" -c 'SELECT sum(blks_read) FROM pg_stat_database'
 }
 
+# The pages that serve 99% of the reads, from the key's distribution: with
+# random_exponential(1, n, s) the first n ln(100)/s rows take 99% of them,
+# and with rows in aid order (pgbench -i, vacuumed) that is the same share
+# of pgbench_accounts' heap and of its primary key.  The server must run.
+cmd_hot99() {
+	sql "${1:?DATADIR}" -c "SELECT round(least(1, ln(100) / $skew) *
+		(pg_relation_size('pgbench_accounts') + pg_relation_size('pgbench_accounts_pkey'))
+		/ 1048576.0)"
+}
+
 case "${1:-}" in
-deps|init|start|stop|run|relfiles|blksread) c=$1; shift; "cmd_$c" "$@" ;;
-*) sed -n '2,21p' "$0" >&2; exit 2 ;;
+deps|init|start|stop|run|relfiles|blksread|hot99) c=$1; shift; "cmd_$c" "$@" ;;
+*) sed -n '2,22p' "$0" >&2; exit 2 ;;
 esac

@@ -126,6 +126,7 @@ printf '\n%-10s %-24s %-7s %-21s %-24s %-12s %s\n' row "TPS median (min-max)" ra
 	"scope cache mean/peak" "pg reads asked / disk" "relfiles end" "control CPU"
 base_tps=
 hot_mib=
+hot99=
 for row in ${W5_ROWS:-none before upcd evict}; do
 	"$LOAD" evict "$mnt"
 	"$PG" start "$data"
@@ -142,6 +143,7 @@ for row in ${W5_ROWS:-none before upcd evict}; do
 	for _ in 1 2 3; do "$PG" run "$data" "$SECS" | awk '{ print $3 }' >> "$work/tps"; done
 	wait "$str" "$mon"
 	l1=$(loop_read_bytes); b1=$("$PG" blksread "$data")
+	[ -n "$hot99" ] || hot99=$("$PG" hot99 "$data")
 	rel=$(relfiles_mib)
 	stop_control "$row"
 	"$PG" stop "$data"
@@ -166,11 +168,13 @@ for row in ${W5_ROWS:-none before upcd evict}; do
 		BEGIN { print row, med / base, mean }' >> "$work/goal"
 done
 
-# The goal (issue 19): TPS >= 0.95 x none while the mean held <= 1.5 x
-# (target + the hot pages).  "Hot" is the relation files' cache at the end
-# of the uncontrolled row: every page the row read, so an upper bound.
+# The goal (issue 30): TPS >= 0.95 x none, and the mean held <= target +
+# 1.25 x the pages that serve 99% of the reads (bench/pg/w5.sh hot99, from
+# the key's distribution).  The uncontrolled row's relation cache at the
+# end ("relfiles end") is every page it read: an upper bound, printed for
+# comparison, not the goal.
 echo
-awk -v t="$TARGET_MIB" -v hot="$hot_mib" 'BEGIN { lim = 1.5 * (t + hot) }
-	$1 != "none" { printf "goal %-10s TPS %.3f x (>= 0.95) held %.0f MiB (<= %.0f = 1.5 x (%d + %.0f hot)): %s\n",
-		$1, $2, $3, lim, t, hot, ($2 >= 0.95 && $3 <= lim) ? "met" : "not met" }' "$work/goal"
+awk -v t="$TARGET_MIB" -v h99="$hot99" -v rel="$hot_mib" 'BEGIN { lim = t + 1.25 * h99 }
+	$1 != "none" { printf "goal %-10s TPS %.3f x (>= 0.95) held %.0f MiB (<= %.0f = %d + 1.25 x %.0f serving 99%% of reads; none read %.0f): %s\n",
+		$1, $2, $3, lim, t, h99, rel, ($2 >= 0.95 && $3 <= lim) ? "met" : "not met" }' "$work/goal"
 echo "w5: $(($(date +%s) - t0)) s in all"
