@@ -88,15 +88,7 @@ mkdir -p "$tmp/tree" "$tmp/tree2"
 for f in a b c d; do
 	dd if=/dev/urandom of="$tmp/tree/$f" bs=1M count=2 status=none conv=fsync
 done
-# The stream: a new 1 MiB file every 0.2 s, written through (clean),
-# the oldest removed: cold cache arriving, so rounds keep acting.
-( i=0; while :; do
-	dd if=/dev/urandom of="$tmp/tree/s$i" bs=1M count=1 status=none conv=fsync
-	rm -f "$tmp/tree/s$((i - 20))"
-	i=$((i + 1))
-	sleep 0.2
-  done ) &
-pids+=("$!")
+start_file_stream "$tmp/tree"	# cold cache arriving: rounds keep acting
 
 python3 "$tmp/journald.py" "$tmp/journal.sock" "$tmp/journal.jsonl" &
 pids+=("$!")

@@ -17,6 +17,19 @@ not_dropped() {	# not_dropped FILE...: cached + evicted by reclaim, summed
 	"${PROBE:-build/integration/probe}" stat "$@" | awk '{ n += $1 + $4 } END { print n + 0 }'
 }
 
+# A stream of clean cache into DIR, in the background (its pid in $pids):
+# a new 1 MiB file every 0.2 s, written through, the oldest of 20 removed,
+# so that a daemon's rounds keep finding cold cache to act on.
+start_file_stream() {	# start_file_stream DIR
+	( i=0; while :; do
+		dd if=/dev/urandom of="$1/s$i" bs=1M count=1 status=none conv=fsync
+		rm -f "$1/s$((i - 20))"
+		i=$((i + 1))
+		sleep 0.2
+	  done ) &
+	pids+=("$!")
+}
+
 scratch_init() {	# scratch_init NAME: $tmp (a new directory) and $pids, both gone at exit
 	tmp=$(mktemp -d "/var/tmp/upcc-$1-XXXXXX")
 	pids=()

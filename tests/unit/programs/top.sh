@@ -32,13 +32,7 @@ type = path
 path = $tmp/tree
 target = 0
 CONF
-( i=0; while :; do
-	dd if=/dev/urandom of="$tmp/tree/s$i" bs=1M count=1 status=none conv=fsync
-	rm -f "$tmp/tree/s$((i - 20))"
-	i=$((i + 1))
-	sleep 0.2
-  done ) &
-pids+=("$!")
+start_file_stream "$tmp/tree"
 UPCC_MOUNTINFO=/nonexistent "$upcd" --config "$tmp/upcd.conf" 2>"$tmp/upcd.err" &
 daemon=$!
 pids+=("$daemon")
