@@ -599,7 +599,11 @@ case_goal() {
 	done
 }
 
-damon_goal_scheme() {
+# A kdamond set up by hand, as another DAMON user would: kdamond 0, one
+# paddr context whose one region spans the populated zones (the backend's
+# own range, /proc/zoneinfo), one pageout scheme at $scheme0; $end is the
+# range's end.  The caller sets the scheme's pattern, quotas and filters.
+hand_pageout_kdamond() {
 	end=$(awk '/^Node/ { s = 0 } $1 == "spanned" { s = $2 }
 		   $1 == "start_pfn:" && s > 0 { if ($2 + s > e) e = $2 + s }
 		   END { print e * 4096 }' /proc/zoneinfo)
@@ -613,6 +617,10 @@ damon_goal_scheme() {
 	echo "$end" > $c/targets/0/regions/0/end
 	echo 1 > $c/schemes/nr_schemes
 	echo pageout > $scheme0/action
+}
+
+damon_goal_scheme() {
+	hand_pageout_kdamond || return 1
 	echo "$end" > $scheme0/access_pattern/sz/max
 	echo 0 > $scheme0/access_pattern/nr_accesses/max
 	echo 20 > $scheme0/access_pattern/age/min
@@ -676,20 +684,8 @@ damon_negative_control() {
 	start_maphold
 	kill -STOP "$maphold_pid"
 	before=$(map_resident)
-	end=$(awk '/^Node/ { s = 0 } $1 == "spanned" { s = $2 }
-		   $1 == "start_pfn:" && s > 0 { if ($2 + s > e) e = $2 + s }
-		   END { print e * 4096 }' /proc/zoneinfo)
-	echo 1 > $damon_admin/nr_kdamonds
-	echo 1 > $damon_admin/0/contexts/nr_contexts
-	c=$damon_admin/0/contexts/0
-	echo paddr > $c/operations
-	echo 1 > $c/targets/nr_targets
-	echo 1 > $c/targets/0/regions/nr_regions
-	echo 0 > $c/targets/0/regions/0/start
-	echo "$end" > $c/targets/0/regions/0/end
-	echo 1 > $c/schemes/nr_schemes
-	s=$c/schemes/0
-	echo pageout > $s/action
+	hand_pageout_kdamond
+	s=$scheme0
 	echo "$end" > $s/access_pattern/sz/max
 	echo 4294967295 > $s/access_pattern/age/max
 	echo 10 > $s/access_pattern/age/min
