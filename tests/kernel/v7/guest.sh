@@ -50,6 +50,46 @@ echo 80 > /proc/sys/vm/dirty_ratio
 
 echo "guest: $(uname -r), $(($(sed -n 's/^MemTotal: *\([0-9]*\).*/\1/p' /proc/meminfo) / 1024)) MiB"
 
+# A 16 MiB mapping in cgroup $2 and CACHE read beside it; "AMOUNT unmapped"
+# asked of RECLAIM_CG (the mapping's own cgroup when empty) takes the clean
+# cache and keeps every mapped page; the same AMOUNT without the key (the
+# negative control) takes mapped pages.  Checks are named PREFIX_stays and
+# PREFIX_control_plain_reclaim_takes_it.
+mapping_case() {	# mapping_case PREFIX CGNAME CACHE RECLAIM_CG AMOUNT
+	local m pid mp0 mp1 mp2 before after target
+	m=$(newcg "$2")
+	target=${4:-$m}
+	: > /tmp/map.out
+	incg "$m" $probe map /data/m > /tmp/map.out 2>&1 &
+	pid=$!
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+		grep -q mapped /tmp/map.out 2>/dev/null && break
+		sleep 0.5
+	done
+	incg "$m" cat "$3" > /dev/null
+	mp0=$(cached /data/m)
+	before=$(cached "$3")
+	reclaim "$target" "$5 unmapped"
+	mp1=$(cached /data/m)
+	after=$(cached "$3")
+	if [ "$mp0" -eq $((16 * mib)) ] && [ "$mp1" -eq "$mp0" ] && [ "$after" -le $((before / 8)) ]; then
+		pass "$1_stays: m cached $mp0 -> $mp1 pages while ${3##*/} went $before -> $after"
+	else
+		fail "$1_stays: m cached $mp0 -> $mp1 pages (want all $((16 * mib)) kept), ${3##*/} $before -> $after (want <= 1/8)"
+	fi
+	reclaim "$target" "$5"
+	mp2=$(cached /data/m)
+	if [ "$mp2" -lt "$mp1" ]; then
+		pass "$1_control_plain_reclaim_takes_it: m cached $mp1 -> $mp2 pages"
+	else
+		fail "$1_control_plain_reclaim_takes_it: m cached $mp1 -> $mp2 pages (the negative control did not reclaim the mapping)"
+	fi
+	# The mapper is the child of the background subshell: end it by its
+	# cgroup, or it holds /data and the console pipe.
+	echo 1 > "$m/cgroup.kill"
+	wait "$pid" 2>/dev/null
+}
+
 run_lru() {
 	local lru=$1 t p a b m before after w0 w1 w2 d0 d1 mp0 mp1 mp2 pid
 	echo 3 > /proc/sys/vm/drop_caches
@@ -97,37 +137,7 @@ run_lru() {
 	fi
 
 	# 2. A mapping stays resident; without the key reclaim takes it.
-	m=$(newcg "$lru-map")
-	: > /tmp/map.out
-	incg "$m" $probe map /data/m > /tmp/map.out 2>&1 &
-	pid=$!
-	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
-		grep -q mapped /tmp/map.out 2>/dev/null && break
-		sleep 0.5
-	done
-	incg "$m" cat /data/c1 > /dev/null
-	mp0=$(cached /data/m)
-	before=$(cached /data/c1)
-	reclaim "$m" "100M unmapped"
-	mp1=$(cached /data/m)
-	after=$(cached /data/c1)
-	if [ "$mp0" -eq $((16 * mib)) ] && [ "$mp1" -eq "$mp0" ] && [ "$after" -le $((before / 8)) ]; then
-		pass "${lru}_mapping_stays: m cached $mp0 -> $mp1 pages while c1 went $before -> $after"
-	else
-		fail "${lru}_mapping_stays: m cached $mp0 -> $mp1 pages (want all $((16 * mib)) kept), c1 $before -> $after"
-	fi
-	reclaim "$m" "100M"
-	mp2=$(cached /data/m)
-	if [ "$mp2" -lt "$mp1" ]; then
-		pass "${lru}_mapping_control_plain_reclaim_takes_it: m cached $mp1 -> $mp2 pages"
-	else
-		fail "${lru}_mapping_control_plain_reclaim_takes_it: m cached $mp1 -> $mp2 pages (the negative control did not reclaim the mapping)"
-	fi
-	# The mapper is the child of the background subshell: end it by its
-	# cgroup, or it holds /data and the console pipe.
-	echo 1 > "$m/cgroup.kill"
-	wait "$pid" 2>/dev/null
-
+	mapping_case "${lru}_mapping" "$lru-map" /data/c1 "" 100M
 	# 3. Dirty pages are not written back, not even by a woken flusher,
 	#    while the same request takes the clean cache beside them (so the
 	#    check cannot pass on a kernel that ignores the request).
@@ -161,35 +171,7 @@ run_lru() {
 
 	# 4. At the root (MGLRU: lru_gen_shrink_node(), not the per-memcg path):
 	#    the clean cache goes, the mapping stays.
-	m=$(newcg "$lru-root")
-	: > /tmp/map.out
-	incg "$m" $probe map /data/m > /tmp/map.out 2>&1 &
-	pid=$!
-	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
-		grep -q mapped /tmp/map.out 2>/dev/null && break
-		sleep 0.5
-	done
-	incg "$m" cat /data/c3 > /dev/null
-	mp0=$(cached /data/m)
-	before=$(cached /data/c3)
-	reclaim "$cg" "300M unmapped"
-	mp1=$(cached /data/m)
-	after=$(cached /data/c3)
-	if [ "$mp0" -eq $((16 * mib)) ] && [ "$mp1" -eq "$mp0" ] && [ "$after" -le $((before / 8)) ]; then
-		pass "${lru}_root_mapping_stays: m cached $mp0 -> $mp1 pages while c3 went $before -> $after"
-	else
-		fail "${lru}_root_mapping_stays: m cached $mp0 -> $mp1 pages (want all $((16 * mib)) kept), c3 $before -> $after (want <= 1/8)"
-	fi
-	reclaim "$cg" "300M"
-	mp2=$(cached /data/m)
-	if [ "$mp2" -lt "$mp1" ]; then
-		pass "${lru}_root_control_plain_reclaim_takes_mapping: m cached $mp1 -> $mp2 pages"
-	else
-		fail "${lru}_root_control_plain_reclaim_takes_mapping: m cached $mp1 -> $mp2 pages"
-	fi
-	echo 1 > "$m/cgroup.kill"
-	wait "$pid" 2>/dev/null
-
+	mapping_case "${lru}_root_mapping" "$lru-root" /data/c3 "$cg" 300M
 	# 5. memory.low: a child below its protection keeps it; stock reclaim
 	#    breaks it when the rest does not yield enough.
 	p=$(newcg "$lru-low")
