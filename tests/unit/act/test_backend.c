@@ -422,6 +422,18 @@ static void reap(pid_t pid)
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 }
 
+/* A pid that ran and is gone: a dead upcd, as a marker may name one. */
+static pid_t gone_pid(void)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(0);
+	reap(pid);
+	return pid;
+}
+
 /*
  * One kdamond for the backend's life: started at init with the scheme
  * idle, a step raises the quota and lowers it again, fini removes it.
@@ -561,11 +573,7 @@ static void test_damon_leftover(void **state)
 
 	(void)state;
 	upcc_hooks.kernel_release = "7.3.4";
-	gone = fork();
-	assert_true(gone >= 0);
-	if (gone == 0)
-		_exit(0);
-	reap(gone);
+	gone = gone_pid();
 
 	/* That upcd is still running (its comm says upcd): not a leftover.
 	 * Our parent stands in for it: a live pid.
@@ -671,11 +679,7 @@ static void test_damon_marker_not_regular(void **state)
 
 	(void)state;
 	upcc_hooks.kernel_release = "7.3.4";
-	gone = fork();
-	assert_true(gone >= 0);
-	if (gone == 0)
-		_exit(0);
-	reap(gone);
+	gone = gone_pid();
 	fake_damon_tree("1\n");
 	/* A valid leftover's marker, but reached through a link. */
 	snprintf(marker, sizeof(marker), "b00710d0-0000-4000-8000-000000000001 4242 %ld\n",
@@ -776,11 +780,7 @@ static void test_damon_stopped_by_itself(void **state)
 	assert_non_null(strstr(slurp(log_path, false), ADMIN "kdamonds/nr_kdamonds 0\n"));
 	assert_null(slurp("/run/upcc/damon-kdamond", true));
 
-	gone = fork();
-	assert_true(gone >= 0);
-	if (gone == 0)
-		_exit(0);
-	reap(gone);
+	gone = gone_pid();
 	fake_damon_tree("1\n");
 	fake(K0 "pid", "-1\n");
 	snprintf(marker, sizeof(marker), "b00710d0-0000-4000-8000-000000000001 4242 %ld 5\n",
