@@ -153,27 +153,35 @@ static void take_from_totals(struct upcc_inventory *inv, const struct upcc_evict
 
 /*
  * A hot large file loses only its ranges that may go (ranges.h), under the
- * rules every eviction keeps (evict.h), until @limit_pages are gone.
+ * rules every eviction keeps (evict.h), until @limit_pages are gone.  The
+ * ranges' look measures the file (its ranges summed), once a refresh: a
+ * round's later steps drop what that look found, each range measured
+ * again just before it goes.
  */
 static int evict_ranges(struct upcc_inventory *inv, struct upcc_inventory_entry *entry, int fd,
 			const struct stat *st, uint64_t limit_pages, struct upcc_evict_result *result)
 {
 	struct upcc_ranges *ranges = upcc_ranges_resize(entry->ranges,
 							upcc_residency_file_pages(st));
+	struct upcc_wset_now now = upcc_inventory_wset_now(inv);
 	struct upcc_residency res;
-	struct upcc_wset_now now;
 	uint64_t dropped;
+	bool fresh;
 	int err;
 
 	if (!ranges)
 		return -ENOMEM;
 	entry->ranges = ranges;
-	err = upcc_evict_begin(fd, st, &inv->mapped, &res, result);
+	err = upcc_ranges_look(ranges, fd, st, inv->scan, &now, &res, &fresh);
+	if (!err)
+		err = upcc_evict_check(&res, st, &inv->mapped, result);
 	if (err <= 0)
 		return err;
-	upcc_inv_count_inflow(inv, entry, res.cached_pages);
-	now = upcc_inventory_wset_now(inv);
-	err = upcc_ranges_evict(ranges, fd, st, limit_pages, &now, &dropped);
+	if (fresh) {
+		upcc_inv_count_inflow(inv, entry, res.cached_pages);
+		now = upcc_inventory_wset_now(inv);	/* the drops start from here */
+	}
+	err = upcc_ranges_drop(ranges, fd, st, limit_pages, !fresh, &now, &dropped);
 	if (err)
 		return err;
 	/* What the ranges' own measures say is gone, not a measure of the

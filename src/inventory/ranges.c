@@ -33,6 +33,8 @@ struct upcc_ranges *upcc_ranges_resize(struct upcc_ranges *ranges, uint64_t file
 	r = realloc(ranges, sizeof(*r) + nr * sizeof(r->range[0]));
 	if (!r)
 		return NULL;
+	if (!ranges)
+		memset(r, 0, sizeof(*r));
 	if (nr > old)
 		memset(&r->range[old], 0, (nr - old) * sizeof(r->range[0]));
 	r->nr = nr;
@@ -49,6 +51,12 @@ static bool range_hot(const struct upcc_range *r, uint64_t now_usec)
 	return r->hot_until_usec > now_usec;
 }
 
+/* A range's page count as its state keeps it (16 bits). */
+static uint16_t range_pages(uint64_t pages)
+{
+	return pages > UPCC_RANGE_PAGES ? UPCC_RANGE_PAGES : (uint16_t)pages;
+}
+
 static int range_cached(int fd, const struct stat *st, uint64_t index, uint16_t *cached)
 {
 	uint64_t pages;
@@ -56,7 +64,7 @@ static int range_cached(int fd, const struct stat *st, uint64_t index, uint16_t 
 
 	if (err)
 		return err;
-	*cached = pages > UPCC_RANGE_PAGES ? UPCC_RANGE_PAGES : (uint16_t)pages;
+	*cached = range_pages(pages);
 	return 0;
 }
 
@@ -117,6 +125,64 @@ static bool range_may_go(const struct upcc_range *r, uint16_t cached, uint64_t n
 	       !range_hot(r, now_usec);
 }
 
+/* Add one range's residency to the file's. */
+static void sum_range(struct upcc_residency *file, const struct upcc_residency *res)
+{
+	file->cached_pages += res->cached_pages;
+	file->dirty_pages += res->dirty_pages;
+	file->writeback_pages += res->writeback_pages;
+	file->evicted_pages += res->evicted_pages;
+	file->recently_evicted_pages += res->recently_evicted_pages;
+	file->state_known = file->state_known && res->state_known;
+}
+
+/* Look at every range: judge watched drops, note growth, mark candidates. */
+static int look_all(struct upcc_ranges *ranges, int fd, const struct stat *st,
+		    const struct upcc_wset_now *now, struct upcc_residency *file)
+{
+	memset(file, 0, sizeof(*file));
+	file->file_pages = upcc_residency_file_pages(st);
+	file->state_known = true;
+	for (uint64_t i = 0; i < ranges->nr; i++) {
+		struct upcc_range *r = &ranges->range[i];
+		struct upcc_residency res;
+		uint16_t cached;
+		int err = upcc_residency_range_state(fd, st, i * UPCC_RANGE_PAGES,
+						     UPCC_RANGE_PAGES, &res);
+
+		if (err)
+			return err;
+		sum_range(file, &res);
+		cached = range_pages(res.cached_pages);
+		if (r->dropped)
+			judge_range(r, cached, now);
+		r->may_go = range_may_go(r, cached, now->usec);
+		r->cached = cached;
+		r->seen = true;
+	}
+	return 0;
+}
+
+int upcc_ranges_look(struct upcc_ranges *ranges, int fd, const struct stat *st, uint64_t pass,
+		     const struct upcc_wset_now *now, struct upcc_residency *file, bool *fresh)
+{
+	int err;
+
+	*fresh = !ranges->looked || ranges->look_pass != pass;
+	if (!*fresh) {
+		*file = ranges->look_sum;
+		return 0;
+	}
+	ranges->looked = false;
+	err = look_all(ranges, fd, st, now, &ranges->look_sum);
+	if (err)
+		return err;
+	ranges->looked = true;
+	ranges->look_pass = pass;
+	*file = ranges->look_sum;
+	return 0;
+}
+
 struct candidate {
 	uint64_t index;
 	uint16_t cached;
@@ -132,26 +198,16 @@ static int compare_candidates(const void *a, const void *b)
 	return x->index > y->index ? -1 : (x->index < y->index);
 }
 
-/* Look at every range: judge watched drops, note growth, list candidates. */
-static int look(struct upcc_ranges *ranges, int fd, const struct stat *st,
-		const struct upcc_wset_now *now, struct candidate *cand, uint64_t *nr_cand)
+/* The ranges the last look found may go, in the order they go. */
+static uint64_t list_candidates(const struct upcc_ranges *ranges, struct candidate *cand)
 {
-	*nr_cand = 0;
-	for (uint64_t i = 0; i < ranges->nr; i++) {
-		struct upcc_range *r = &ranges->range[i];
-		uint16_t cached;
-		int err = range_cached(fd, st, i, &cached);
+	uint64_t n = 0;
 
-		if (err)
-			return err;
-		if (r->dropped)
-			judge_range(r, cached, now);
-		if (range_may_go(r, cached, now->usec))
-			cand[(*nr_cand)++] = (struct candidate){ i, cached };
-		r->cached = cached;
-		r->seen = true;
-	}
-	return 0;
+	for (uint64_t i = 0; i < ranges->nr; i++)
+		if (ranges->range[i].may_go)
+			cand[n++] = (struct candidate){ i, ranges->range[i].cached };
+	qsort(cand, n, sizeof(*cand), compare_candidates);
+	return n;
 }
 
 /* DONTNEED pages [first, first + nr) of range @index; *after gets its cache. */
@@ -200,6 +256,25 @@ static int probe_range(struct upcc_range *r, int fd, const struct stat *st, uint
 }
 
 /*
+ * After a reused look: may range @index still go?  Not if it grew since
+ * that look (someone reads it) or holds dirty or writeback pages now.
+ */
+static int still_may_go(struct upcc_range *r, int fd, const struct stat *st, uint64_t index,
+			bool *may)
+{
+	struct upcc_residency res;
+	int err = upcc_residency_range_state(fd, st, index * UPCC_RANGE_PAGES, UPCC_RANGE_PAGES,
+					     &res);
+
+	if (err)
+		return err;
+	*may = res.cached_pages && res.cached_pages <= r->cached && !res.dirty_pages &&
+	       !res.writeback_pages;
+	r->cached = range_pages(res.cached_pages);
+	return 0;
+}
+
+/*
  * A range that proved hot is probed by an eighth; one that did not is
  * dropped whole.  So is a hot one no eighth of which gives anything back
  * (large folios across them: DONTNEED passes over a folio that straddles
@@ -227,12 +302,13 @@ static int drop_range(struct upcc_range *r, int fd, const struct stat *st, uint6
 	return 0;
 }
 
-int upcc_ranges_evict(struct upcc_ranges *ranges, int fd, const struct stat *st,
-		      uint64_t limit_pages, const struct upcc_wset_now *now, uint64_t *dropped)
+int upcc_ranges_drop(struct upcc_ranges *ranges, int fd, const struct stat *st,
+		     uint64_t limit_pages, bool recheck, const struct upcc_wset_now *now,
+		     uint64_t *dropped)
 {
 	struct candidate *cand;
 	uint64_t nr_cand;
-	int err;
+	int err = 0;
 
 	*dropped = 0;
 	if (!ranges->nr)
@@ -240,16 +316,25 @@ int upcc_ranges_evict(struct upcc_ranges *ranges, int fd, const struct stat *st,
 	cand = malloc(ranges->nr * sizeof(*cand));
 	if (!cand)
 		return -ENOMEM;
-	err = look(ranges, fd, st, now, cand, &nr_cand);
-	if (!err)
-		qsort(cand, nr_cand, sizeof(*cand), compare_candidates);
+	nr_cand = list_candidates(ranges, cand);
 	for (uint64_t i = 0; !err && i < nr_cand; i++) {
+		struct upcc_range *r = &ranges->range[cand[i].index];
+		bool may = true;
+
 		if (limit_pages && *dropped >= limit_pages)
 			break;
-		err = drop_range(&ranges->range[cand[i].index], fd, st, cand[i].index, now,
-				 dropped);
+		r->may_go = false;	/* one drop a look */
+		if (recheck)
+			err = still_may_go(r, fd, st, cand[i].index, &may);
+		if (!err && may)
+			err = drop_range(r, fd, st, cand[i].index, now, dropped);
 	}
 	free(cand);
+	if (ranges->looked) {
+		struct upcc_residency *sum = &ranges->look_sum;
+
+		sum->cached_pages = sum->cached_pages > *dropped ? sum->cached_pages - *dropped : 0;
+	}
 	return err;
 }
 

@@ -38,6 +38,7 @@
 #include <sys/stat.h>
 
 #include "core/wset.h"
+#include "sys/residency.h"
 
 /*
  * Page counts, not bytes as elsewhere in upcc (upcc_page_size()): a range
@@ -64,10 +65,17 @@ struct upcc_range {
 	uint8_t hot_level;		/* times it proved hot, capped; 0 once cold */
 	bool seen;			/* looked at once: growth can be judged */
 	uint8_t probes;			/* eighths probed: which one is next */
+	bool may_go;			/* the last look found it may be dropped */
 };
 
 struct upcc_ranges {
 	uint64_t nr;
+	/* The last look (upcc_ranges_look): in which pass, and the file's
+	 * residency it summed, less what drops took since.
+	 */
+	uint64_t look_pass;
+	bool looked;
+	struct upcc_residency look_sum;
 	struct upcc_range range[];
 };
 
@@ -89,12 +97,28 @@ uint64_t upcc_ranges_watch(struct upcc_ranges *ranges, int fd, const struct stat
 			   const struct upcc_wset_now *now);
 
 /*
- * Look at every range of the file on @fd, then drop the ranges that may go
- * (above) until @limit_pages are gone (0: every such range).  *dropped gets
- * the pages the drops took.  0 or -errno.
+ * Look at every range of the file on @fd: judge the watched drops, note
+ * growth and which ranges may go (above), and sum the file's residency
+ * into *@file (cached, dirty and writeback: the caller's eviction rules
+ * need no measure of the whole file).  Once per @pass (the caller's
+ * refresh): a later look in the same pass reuses the first, *@fresh false
+ * and *@file as it summed less what drops took since.  A look costs a
+ * cachestat per range, and a control round asks several times; growth
+ * judged between looks a moment apart says little anyway.  0 or -errno.
  */
-int upcc_ranges_evict(struct upcc_ranges *ranges, int fd, const struct stat *st,
-		      uint64_t limit_pages, const struct upcc_wset_now *now, uint64_t *dropped);
+int upcc_ranges_look(struct upcc_ranges *ranges, int fd, const struct stat *st, uint64_t pass,
+		     const struct upcc_wset_now *now, struct upcc_residency *file, bool *fresh);
+
+/*
+ * Drop the ranges the last look found may go, the least cached first,
+ * until @limit_pages are gone (0: every such range).  After a reused look
+ * (@recheck) each range is measured again first and left alone if it grew
+ * since (in use) or holds dirty or writeback pages (DONTNEED would start
+ * writeback on them).  *dropped gets the pages the drops took.  0 or -errno.
+ */
+int upcc_ranges_drop(struct upcc_ranges *ranges, int fd, const struct stat *st,
+		     uint64_t limit_pages, bool recheck, const struct upcc_wset_now *now,
+		     uint64_t *dropped);
 
 /* The cached pages of the ranges hot at @now_usec, as last looked at. */
 uint64_t upcc_ranges_hot_pages(const struct upcc_ranges *ranges, uint64_t now_usec);

@@ -76,15 +76,10 @@ static int drop_head_windows(int fd, const struct stat *st, uint64_t limit, uint
  * A dirty or writeback file is left alone: DONTNEED on a dirty range
  * starts writeback of it (mm/fadvise.c), and the control never does that.
  */
-int upcc_evict_begin(int fd, const struct stat *st, const struct upcc_mapped_set *mapped,
-		     struct upcc_residency *res, struct upcc_evict_result *result)
+int upcc_evict_check(const struct upcc_residency *res, const struct stat *st,
+		     const struct upcc_mapped_set *mapped, struct upcc_evict_result *result)
 {
-	int err;
-
 	memset(result, 0, sizeof(*result));
-	err = upcc_residency_fd(fd, st, res);
-	if (err)
-		return err;
 	result->before_pages = result->after_pages = res->cached_pages;
 	if (mapped && upcc_mapped_set_has(mapped, st->st_dev, st->st_ino)) {
 		result->skipped_mapped = true;
@@ -95,6 +90,18 @@ int upcc_evict_begin(int fd, const struct stat *st, const struct upcc_mapped_set
 		return 0;
 	}
 	return res->cached_pages ? 1 : 0;
+}
+
+int upcc_evict_begin(int fd, const struct stat *st, const struct upcc_mapped_set *mapped,
+		     struct upcc_residency *res, struct upcc_evict_result *result)
+{
+	int err;
+
+	memset(result, 0, sizeof(*result));
+	err = upcc_residency_fd(fd, st, res);
+	if (err)
+		return err;
+	return upcc_evict_check(res, st, mapped, result);
 }
 
 int upcc_evict_span(int fd, uint64_t first_page, uint64_t nr_pages)

@@ -51,6 +51,12 @@ int upcc_evict_fd_head(int fd, const struct stat *st, const struct upcc_mapped_s
 int upcc_evict_begin(int fd, const struct stat *st, const struct upcc_mapped_set *mapped,
 		     struct upcc_residency *res, struct upcc_evict_result *result);
 
+/* The same rules on a residency the caller measured itself (a file's
+ * ranges summed, inventory/ranges.h): no measure of the whole file.
+ */
+int upcc_evict_check(const struct upcc_residency *res, const struct stat *st,
+		     const struct upcc_mapped_set *mapped, struct upcc_evict_result *result);
+
 /* POSIX_FADV_DONTNEED on pages [@first_page, @first_page + @nr_pages) of
  * the file on @fd, which upcc_evict_begin() let go.  0 or -errno.
  */

@@ -172,25 +172,32 @@ int upcc_residency_fd(int fd, const struct stat *st, struct upcc_residency *res)
 	return 0;
 }
 
-int upcc_residency_range(int fd, const struct stat *st, uint64_t first_page,
-			 uint64_t nr_pages, uint64_t *cached)
+int upcc_residency_range_state(int fd, const struct stat *st, uint64_t first_page,
+			       uint64_t nr_pages, struct upcc_residency *res)
 {
 	uint64_t page = (uint64_t)page_bytes(), file_pages = upcc_residency_file_pages(st);
 	struct upcc_cachestat cs;
 	unsigned char *vec;
 	int err;
 
-	*cached = 0;
+	memset(res, 0, sizeof(*res));
 	if (!S_ISREG(st->st_mode))
 		return -EINVAL;
+	res->file_pages = file_pages;
 	if (first_page >= file_pages || !nr_pages)
 		return 0;
 	if (nr_pages > file_pages - first_page)
 		nr_pages = file_pages - first_page;
 	if (upcc_residency_method() == UPCC_RESIDENCY_CACHESTAT) {
 		err = cachestat_range(fd, first_page * page, nr_pages * page, &cs);
-		if (!err)
-			*cached = cs.nr_cache;
+		if (!err) {
+			res->cached_pages = cs.nr_cache;
+			res->dirty_pages = cs.nr_dirty;
+			res->writeback_pages = cs.nr_writeback;
+			res->evicted_pages = cs.nr_evicted;
+			res->recently_evicted_pages = cs.nr_recently_evicted;
+			res->state_known = true;
+		}
 		if (!cachestat_refused(err))
 			return err;
 	}
@@ -204,10 +211,22 @@ int upcc_residency_range(int fd, const struct stat *st, uint64_t first_page,
 
 		if (n > MINCORE_WINDOW_BYTES / page)
 			n = MINCORE_WINDOW_BYTES / page;
-		err = mincore_window(fd, at * page, n * page, vec, cached);
+		err = mincore_window(fd, at * page, n * page, vec, &res->cached_pages);
 		at += n;
 	}
 	free(vec);
+	if (err)
+		memset(res, 0, sizeof(*res));
+	return err;
+}
+
+int upcc_residency_range(int fd, const struct stat *st, uint64_t first_page,
+			 uint64_t nr_pages, uint64_t *cached)
+{
+	struct upcc_residency res;
+	int err = upcc_residency_range_state(fd, st, first_page, nr_pages, &res);
+
+	*cached = err ? 0 : res.cached_pages;
 	return err;
 }
 

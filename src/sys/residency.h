@@ -68,6 +68,14 @@ int upcc_residency_fd(int fd, const struct stat *st, struct upcc_residency *res)
 int upcc_residency_range(int fd, const struct stat *st, uint64_t first_page,
 			 uint64_t nr_pages, uint64_t *cached);
 
+/* The same range's residency in full: cached pages, and with cachestat
+ * its dirty and writeback pages (state_known); file_pages is the file's.
+ * A caller that measures a file range by range sums these instead of
+ * measuring the whole file again.  0 or -errno (*res zeroed).
+ */
+int upcc_residency_range_state(int fd, const struct stat *st, uint64_t first_page,
+			       uint64_t nr_pages, struct upcc_residency *res);
+
 /* One past the file's last cached page (0: nothing cached). 0 or -errno. */
 int upcc_residency_last_cached(int fd, const struct stat *st, uint64_t *end_page);
 

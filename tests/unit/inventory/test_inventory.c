@@ -525,8 +525,11 @@ static void test_range_drop_counts_inflow(void **state)
 	assert_int_equal(inv.count, 1);
 	entry = &inv.entries[0];
 	entry->hot_until_usec = UINT64_MAX;	/* hot: dropped by ranges */
-	/* A range goes only once seen not growing: the first call looks. */
+	/* A range goes only once seen not growing, between the looks of two
+	 * refreshes: the first call looks.
+	 */
 	assert_int_equal(upcc_inventory_evict(&inv, entry, 4096, &result), 0);
+	assert_int_equal(upcc_inventory_refresh(&inv), 0);
 	assert_int_equal(upcc_inventory_evict(&inv, entry, 4096, &result), 0);
 	assert_true(result.before_pages > result.after_pages);
 	inflow = inv.inflow_pages;

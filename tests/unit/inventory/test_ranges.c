@@ -126,11 +126,19 @@ static void leave_pages(struct file *f, uint64_t index, uint64_t pages)
 	reread(f, index, pages);
 }
 
+/* One look and the drops it allows, as a refresh of its own (a pass). */
 static uint64_t evict(struct file *f, uint64_t limit, uint64_t now)
 {
+	static uint64_t pass;
+	struct upcc_residency sum;
 	uint64_t dropped;
+	bool fresh;
 
-	assert_int_equal(upcc_ranges_evict(f->ranges, f->fd, &f->st, limit, at(now), &dropped), 0);
+	assert_int_equal(upcc_ranges_look(f->ranges, f->fd, &f->st, ++pass, at(now), &sum, &fresh),
+			 0);
+	assert_true(fresh);
+	assert_int_equal(upcc_ranges_drop(f->ranges, f->fd, &f->st, limit, false, at(now),
+					  &dropped), 0);
 	return dropped;
 }
 
@@ -173,6 +181,136 @@ static void test_grown_range_kept(void **state)
 	assert_true(cached_in(&f, 3) >= UPCC_RANGE_PAGES - HOST_RECLAIM_SLACK);
 	assert_true(cached_in(&f, 2) <= DROP_SLACK);
 	assert_true(cached_in(&f, 4) <= DROP_SLACK);
+	close_file(&f);
+}
+
+/* The look sums the file's residency from its ranges: what a measure of
+ * the whole file gives, dirty pages included, so the eviction's rules need
+ * no second measure of the file.
+ */
+static void test_look_sums_the_file(void **state)
+{
+	struct upcc_residency sum, whole;
+	struct file f;
+	bool fresh;
+	int wfd;
+
+	(void)state;
+	open_cached(&f);
+	assert_int_equal(upcc_ranges_look(f.ranges, f.fd, &f.st, 1000, at(100 * SEC), &sum,
+					  &fresh), 0);
+	assert_true(fresh);
+	assert_int_equal(upcc_residency_fd(f.fd, &f.st, &whole), 0);
+	assert_true(sum.cached_pages + HOST_RECLAIM_SLACK >= whole.cached_pages &&
+		    whole.cached_pages + HOST_RECLAIM_SLACK >= sum.cached_pages);
+	assert_int_equal(sum.file_pages, whole.file_pages);
+	if (upcc_residency_method() != UPCC_RESIDENCY_CACHESTAT) {
+		close_file(&f);
+		skip();
+	}
+	assert_true(sum.state_known);
+	assert_int_equal(sum.dirty_pages, 0);
+	wfd = open(path, O_WRONLY | O_CLOEXEC);
+	assert_true(wfd >= 0);
+	assert_int_equal(pwrite(wfd, "x", 1, (off_t)(2 * UPCC_RANGE_PAGES * 4096)), 1);
+	assert_int_equal(upcc_ranges_look(f.ranges, f.fd, &f.st, 1001, at(101 * SEC), &sum,
+					  &fresh), 0);
+	/* Dirty unless this machine's flusher wrote it back in between. */
+	assert_int_equal(upcc_residency_fd(f.fd, &f.st, &whole), 0);
+	if (whole.dirty_pages || whole.writeback_pages)
+		assert_true(sum.dirty_pages + sum.writeback_pages >= 1);
+	assert_int_equal(fsync(wfd), 0);
+	close(wfd);
+	close_file(&f);
+}
+
+/* Look twice in one pass: the second reuses the first (no measure). */
+static bool look_in(struct file *f, uint64_t pass, uint64_t now)
+{
+	struct upcc_residency sum;
+	bool fresh;
+
+	assert_int_equal(upcc_ranges_look(f->ranges, f->fd, &f->st, pass, at(now), &sum, &fresh),
+			 0);
+	return fresh;
+}
+
+static uint64_t drop_after(struct file *f, uint64_t limit, bool recheck, uint64_t now)
+{
+	uint64_t dropped;
+
+	assert_int_equal(upcc_ranges_drop(f->ranges, f->fd, &f->st, limit, recheck, at(now),
+					  &dropped), 0);
+	return dropped;
+}
+
+/*
+ * A control round asks several times in one refresh: the later asks reuse
+ * its look, and each range is measured again just before it goes.  One
+ * read since the look is in use, kept; without the recheck (the negative
+ * control) it goes with the others.
+ */
+static void test_reused_look_rechecks(void **state)
+{
+	for (int recheck = 1; recheck >= 0; recheck--) {
+		struct file f;
+
+		(void)state;
+		open_cached(&f);
+		leave_pages(&f, 5, 256);
+		leave_pages(&f, 6, 256);
+		assert_true(look_in(&f, 2000 + 10 * (uint64_t)recheck, 100 * SEC));
+		assert_true(look_in(&f, 2001 + 10 * (uint64_t)recheck, 101 * SEC));
+		/* The least cached first, the later on a tie: range 6. */
+		assert_true(drop_after(&f, 1, false, 101 * SEC) >= 256 - HOST_RECLAIM_SLACK);
+		assert_true(cached_in(&f, 6) <= DROP_SLACK);
+		assert_true(cached_in(&f, 5) >= 256 - HOST_RECLAIM_SLACK);
+		reread(&f, 5, UPCC_RANGE_PAGES);	/* in use since the look */
+		assert_false(look_in(&f, 2001 + 10 * (uint64_t)recheck, 101 * SEC));
+		drop_after(&f, 0, recheck, 101 * SEC);
+		if (recheck)
+			assert_true(cached_in(&f, 5) >= UPCC_RANGE_PAGES - HOST_RECLAIM_SLACK);
+		else
+			assert_true(cached_in(&f, 5) <= DROP_SLACK);
+		for (uint64_t i = 0; i < 5; i++)
+			assert_true(cached_in(&f, i) <= DROP_SLACK);
+		close_file(&f);
+	}
+}
+
+/* A range dirtied since the look is left whole: DONTNEED on it would
+ * start its writeback.
+ */
+static void test_reused_look_leaves_dirty(void **state)
+{
+	uint64_t dirty_after;
+	struct upcc_residency res;
+	struct file f;
+	int wfd;
+
+	(void)state;
+	if (upcc_residency_method() != UPCC_RESIDENCY_CACHESTAT)
+		skip();
+	open_cached(&f);
+	assert_true(look_in(&f, 3000, 100 * SEC));
+	assert_true(look_in(&f, 3001, 101 * SEC));
+	wfd = open(path, O_WRONLY | O_CLOEXEC);
+	assert_true(wfd >= 0);
+	assert_int_equal(pwrite(wfd, "x", 1, (off_t)(4 * UPCC_RANGE_PAGES * 4096)), 1);
+	drop_after(&f, 0, true, 101 * SEC);
+	assert_int_equal(upcc_residency_range_state(f.fd, &f.st, 4 * UPCC_RANGE_PAGES,
+						    UPCC_RANGE_PAGES, &res), 0);
+	dirty_after = res.dirty_pages;
+	assert_int_equal(res.writeback_pages, 0);	/* no writeback started */
+	/* Still dirty: it was at the recheck, and the range stayed whole.
+	 * (Written back by this machine's flusher in between: nothing to say.)
+	 */
+	if (dirty_after)
+		assert_true(res.cached_pages >= UPCC_RANGE_PAGES - HOST_RECLAIM_SLACK);
+	for (uint64_t i = 0; i < 4; i++)
+		assert_true(cached_in(&f, i) <= DROP_SLACK);
+	assert_int_equal(fsync(wfd), 0);
+	close(wfd);
 	close_file(&f);
 }
 
@@ -459,6 +597,9 @@ int main(void)
 		cmocka_unit_test(test_only_large_files),
 		cmocka_unit_test(test_first_look_only_looks),
 		cmocka_unit_test(test_grown_range_kept),
+		cmocka_unit_test(test_look_sums_the_file),
+		cmocka_unit_test(test_reused_look_rechecks),
+		cmocka_unit_test(test_reused_look_leaves_dirty),
 		cmocka_unit_test(test_refaulted_range_is_hot),
 		cmocka_unit_test(test_hot_range_probed_by_an_eighth),
 		cmocka_unit_test(test_cold_probe_then_whole_drop),
