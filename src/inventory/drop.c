@@ -178,7 +178,7 @@ static int evict_ranges(struct upcc_inventory *inv, struct upcc_inventory_entry 
 	if (err <= 0)
 		return err;
 	if (fresh) {
-		upcc_inv_count_inflow(inv, entry, res.cached_pages);
+		upcc_inv_measured(inv, entry, res.cached_pages);
 		now = upcc_inventory_wset_now(inv);	/* the drops start from here */
 	}
 	err = upcc_ranges_drop(ranges, fd, st, limit_pages, !fresh, &now, &dropped);
@@ -252,7 +252,7 @@ int upcc_inventory_evict(struct upcc_inventory *inv, struct upcc_inventory_entry
 	/* What came in since the last measure, then what the drop took. */
 	if (!err) {
 		upcc_inv_count_inflow(inv, entry, result->before_pages);
-		upcc_inv_count_inflow(inv, entry, result->after_pages);
+		upcc_inv_measured(inv, entry, result->after_pages);
 	}
 	if (!err && result->before_pages > result->after_pages) {
 		note_drop(inv, entry, fd, &st, watch, result->before_pages - result->after_pages);

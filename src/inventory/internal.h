@@ -32,6 +32,13 @@ uint32_t upcc_inv_index(const struct upcc_inventory *inv, dev_t dev, ino_t ino);
 void upcc_inv_count_inflow(struct upcc_inventory *inv, struct upcc_inventory_entry *e,
 			   uint64_t cached);
 
+/* A measure of the whole of @e found @cached pages: the inflow counts it,
+ * and the tick measures it again only UPCC_INVENTORY_TICK_USEC_PER_MIB
+ * later, whoever measured it (a refresh, a drop, the tick itself).
+ */
+void upcc_inv_measured(struct upcc_inventory *inv, struct upcc_inventory_entry *e,
+		       uint64_t cached);
+
 /* The refresh records each file it measured in the table. */
 int upcc_inv_note_entry(struct upcc_inventory *inv, dev_t dev, ino_t ino, const char *path,
 			const struct upcc_residency *res, int64_t atime_sec, bool mapped,

@@ -140,10 +140,11 @@ struct upcc_inventory_totals {
 #define UPCC_INVENTORY_WALK_PACE_MIN_USEC (10ull * 1000)
 
 /* A measure costs in proportion to the file's cache (cachestat walks its
- * pages), and the tick runs ten times a second: a file the tick measured
- * is measured by it again only this long per MiB it holds later (a
- * stream's 8 MiB window at every 100 ms tick, a database's 256 MiB of
- * relation file about once a second, as the refresh does anyway).
+ * pages), and the tick runs ten times a second: a file measured (by the
+ * tick, a refresh or a drop: upcc_inv_measured) is measured by the tick
+ * again only this long per MiB it holds later (a stream's 8 MiB window at
+ * every 100 ms tick, a database's 256 MiB of relation file about once a
+ * second at most, and not when a refresh measured it meanwhile).
  */
 #define UPCC_INVENTORY_TICK_USEC_PER_MIB	4000u
 

@@ -43,12 +43,6 @@ static bool tick_still_full(const struct upcc_inventory_entry *e)
 	       upcc_inv_same_size_as_measured(e);
 }
 
-/* When the tick may measure a file of @cached pages again (inventory.h). */
-static uint64_t tick_remeasure_usec(uint64_t cached_pages)
-{
-	return cached_pages * upcc_page_size() / (1u << 20) * UPCC_INVENTORY_TICK_USEC_PER_MIB;
-}
-
 int upcc_inventory_tick_sample(struct upcc_inventory *inv, struct upcc_sample *sample)
 {
 	struct upcc_inventory_totals totals;
@@ -107,8 +101,7 @@ int upcc_inventory_tick_sample(struct upcc_inventory *inv, struct upcc_sample *s
 			/* The tick sees a stream between refreshes: its
 			 * growth is the scope's inflow (core/wset.h).
 			 */
-			upcc_inv_count_inflow(inv, e, res.cached_pages);
-			e->tick_next_usec = now + tick_remeasure_usec(res.cached_pages);
+			upcc_inv_measured(inv, e, res.cached_pages);
 			upcc_residency_add(&totals.sum, &res, e->mapped);
 			totals.hot_pages += upcc_inv_entry_hot_pages(e, res.cached_pages, now);
 			totals.hot_items += upcc_inv_entry_hot_items(e, now);

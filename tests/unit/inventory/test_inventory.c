@@ -943,9 +943,9 @@ static int fake_half_cached(int fd, uint64_t off, uint64_t len, struct upcc_cach
 
 /*
  * Issue 30, cost: a measure costs in proportion to the file's cache, and
- * the tick runs ten times a second: a file the tick measured is measured
- * by it again only UPCC_INVENTORY_TICK_USEC_PER_MIB per MiB it holds
- * later, and counted meanwhile as that measure found it.
+ * the tick runs ten times a second: a file measured (by the tick, or a
+ * refresh) is measured by the tick again only UPCC_INVENTORY_TICK_USEC_PER_MIB
+ * per MiB it holds later, and counted meanwhile as that measure found it.
  */
 static void test_tick_paced_by_cache(void **state)
 {
@@ -959,10 +959,10 @@ static void test_tick_paced_by_cache(void **state)
 	snprintf(big, sizeof(big), "%s/big", dir);
 	assert_int_equal(ua_cached_file(big, 2048, 1), 0);	/* 8 MiB */
 	init_watched(&inv, dir, pipe_fds);
-	inv.scan = 1;
-	note_file(&inv, big, 1);
 	pace_now = 5000ull * 1000 * 1000;
 	upcc_hooks.monotonic_usec = pace_clock;
+	inv.scan = 1;
+	note_file(&inv, big, 1);				/* 4 KiB: no wait */
 	upcc_hooks.cachestat = fake_half_cached;
 	fake_whole = false;
 	fake_cachestat_calls = 0;
@@ -978,6 +978,16 @@ static void test_tick_paced_by_cache(void **state)
 	assert_int_equal(upcc_inventory_tick_sample(&inv, &sample), 0);
 	assert_int_equal(fake_cachestat_calls, 2);
 	assert_int_equal(sample.file_lru_pages, 2048);
+	/* A refresh's measure counts as well: 4 MiB, 16 ms before the next. */
+	pace_now += 100 * 1000;
+	inv.scan = 2;
+	note_file(&inv, big, 1024);
+	pace_now += 10 * 1000;
+	assert_int_equal(upcc_inventory_tick_sample(&inv, &sample), 0);
+	assert_int_equal(fake_cachestat_calls, 2);		/* measured a moment ago */
+	pace_now += 7 * 1000;
+	assert_int_equal(upcc_inventory_tick_sample(&inv, &sample), 0);
+	assert_int_equal(fake_cachestat_calls, 3);
 	upcc_hooks.cachestat = NULL;
 	upcc_hooks.monotonic_usec = NULL;
 	close(pipe_fds[1]);
