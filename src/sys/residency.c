@@ -84,10 +84,11 @@ static int cachestat_range(int fd, uint64_t off, uint64_t len, struct upcc_cache
 	return 0;
 }
 
-static int residency_cachestat(int fd, struct upcc_residency *res)
+/* cachestat(2) on a byte range (len 0: to the end) into @res. */
+static int residency_cachestat(int fd, uint64_t off, uint64_t len, struct upcc_residency *res)
 {
 	struct upcc_cachestat cs;
-	int err = cachestat_range(fd, 0, 0, &cs);
+	int err = cachestat_range(fd, off, len, &cs);
 
 	if (err)
 		return err;
@@ -159,7 +160,7 @@ int upcc_residency_fd(int fd, const struct stat *st, struct upcc_residency *res)
 		return -EINVAL;
 	res->file_pages = upcc_residency_file_pages(st);
 	if (upcc_residency_method() == UPCC_RESIDENCY_CACHESTAT) {
-		err = residency_cachestat(fd, res);
+		err = residency_cachestat(fd, 0, 0, res);
 		if (cachestat_refused(err))
 			err = residency_mincore(fd, st, res);
 	} else {
@@ -176,7 +177,6 @@ int upcc_residency_range_state(int fd, const struct stat *st, uint64_t first_pag
 			       uint64_t nr_pages, struct upcc_residency *res)
 {
 	uint64_t page = (uint64_t)page_bytes(), file_pages = upcc_residency_file_pages(st);
-	struct upcc_cachestat cs;
 	unsigned char *vec;
 	int err;
 
@@ -189,15 +189,7 @@ int upcc_residency_range_state(int fd, const struct stat *st, uint64_t first_pag
 	if (nr_pages > file_pages - first_page)
 		nr_pages = file_pages - first_page;
 	if (upcc_residency_method() == UPCC_RESIDENCY_CACHESTAT) {
-		err = cachestat_range(fd, first_page * page, nr_pages * page, &cs);
-		if (!err) {
-			res->cached_pages = cs.nr_cache;
-			res->dirty_pages = cs.nr_dirty;
-			res->writeback_pages = cs.nr_writeback;
-			res->evicted_pages = cs.nr_evicted;
-			res->recently_evicted_pages = cs.nr_recently_evicted;
-			res->state_known = true;
-		}
+		err = residency_cachestat(fd, first_page * page, nr_pages * page, res);
 		if (!cachestat_refused(err))
 			return err;
 	}
