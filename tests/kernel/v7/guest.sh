@@ -50,6 +50,18 @@ echo 80 > /proc/sys/vm/dirty_ratio
 
 echo "guest: $(uname -r), $(($(sed -n 's/^MemTotal: *\([0-9]*\).*/\1/p' /proc/meminfo) / 1024)) MiB"
 
+# run.sh boots with unmapped_page_control=1 (early_param, patch 0005): the
+# switch must be on from boot.  It is turned off for the memory.reclaim
+# checks, whose cgroups hold more clean cache than the high limit.
+if ! grep -q "unmapped_page_control=1" /proc/cmdline; then
+	echo "  (booted without unmapped_page_control=1: run.sh --no-control, the control's checks are skipped)"
+elif [ "$(cat /proc/sys/vm/unmapped_page_control 2>/dev/null)" = 1 ]; then
+	pass "control_boot_param: unmapped_page_control=1 on the command line -> vm.unmapped_page_control 1"
+else
+	fail "control_boot_param: vm.unmapped_page_control is '$(cat /proc/sys/vm/unmapped_page_control 2>&1)' (cmdline: $(cat /proc/cmdline))"
+fi
+[ -e /proc/sys/vm/unmapped_page_control ] && echo 0 > /proc/sys/vm/unmapped_page_control
+
 # A 16 MiB mapping in cgroup $2 and CACHE read beside it; "AMOUNT unmapped"
 # asked of RECLAIM_CG (the mapping's own cgroup when empty) takes the clean
 # cache and keeps every mapped page; the same AMOUNT without the key (the
@@ -218,6 +230,164 @@ run_lru() {
 	fi
 }
 
+# --- The automatic control (patches 0004-0005): vm.unmapped_page_control
+# keeps each node's clean unmapped page cache at or below max_unmapped_ratio,
+# trimming it to min_unmapped_ratio from kswapd.
+control=/proc/sys/vm/unmapped_page_control
+# The kernel's count (node_unmapped_trimmable()): file LRU - mapped - dirty
+# - writeback, in pages.
+trimmable() {
+	echo $(($(vmstat nr_inactive_file) + $(vmstat nr_active_file) - $(vmstat nr_mapped) - \
+		$(vmstat nr_dirty) - $(vmstat nr_writeback)))
+}
+# A limit in pages as the kernel computes it: RATIO% of each zone's managed
+# pages, summed (node_ratio_pages()).
+limit_pages() {
+	awk -v r="$1" '$1 == "managed" { s += int($2 * r / 100) } END { print s }' /proc/zoneinfo
+}
+kswapd_ticks() {	# utime + stime of kswapd0, in clock ticks
+	local pid
+	for pid in /proc/[0-9]*; do
+		if [ "$(cat "$pid/comm" 2>/dev/null)" = kswapd0 ]; then
+			awk '{ print $14 + $15 }' "$pid/stat"
+			return
+		fi
+	done
+	echo 0
+}
+slack=1024	# 4 MiB: one tick of allocations after the last check
+
+control_bound() {	# control_bound LRU: the bound, and its negative control
+	local lru=$1 high after t0 t1 t2
+	high=$(limit_pages "$(cat /proc/sys/vm/max_unmapped_ratio)")
+	echo 3 > /proc/sys/vm/drop_caches
+	echo 1 > $control
+	t0=$(vmstat kswapd_unmapped_trim)
+	cat /data/c0 /data/c1 /data/c2 > /dev/null
+	sleep 1
+	after=$(trimmable)
+	t1=$(vmstat kswapd_unmapped_trim)
+	if [ "$after" -le $((high + slack)) ] && [ "$t1" -gt "$t0" ]; then
+		pass "${lru}_control_bound: 192 MiB streamed, unmapped cache $after pages <= high $high (+$slack), $((t1 - t0)) kswapd trims"
+	else
+		fail "${lru}_control_bound: 192 MiB streamed, unmapped cache $after pages, high $high (+$slack), $((t1 - t0)) kswapd trims (want <= high, trims > 0)"
+	fi
+	echo 0 > $control
+	echo 3 > /proc/sys/vm/drop_caches
+	cat /data/c0 /data/c1 /data/c2 > /dev/null
+	sleep 1
+	after=$(trimmable)
+	t2=$(vmstat kswapd_unmapped_trim)
+	if [ "$after" -gt "$high" ] && [ "$t2" -eq "$t1" ]; then
+		pass "${lru}_control_bound_control_off_exceeds: unmapped cache $after pages > high $high, no trim"
+	else
+		fail "${lru}_control_bound_control_off_exceeds: unmapped cache $after pages, high $high, trims $t1 -> $t2 (want above high, none)"
+	fi
+}
+
+control_hotset() {	# control_hotset LRU: a small re-read file under a stream
+	local lru=$1 high t0 t1 res hit after end
+	high=$(limit_pages "$(cat /proc/sys/vm/max_unmapped_ratio)")
+	echo 3 > /proc/sys/vm/drop_caches
+	echo 1 > $control
+	t0=$(vmstat kswapd_unmapped_trim)
+	# 256 MiB of distinct data, each page read once, in 4 MiB steps over
+	# about 7 s, while the hot set is read.
+	(for f in c0 c1 c2 c3; do
+		for i in 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
+			dd if=/data/$f of=/dev/null bs=4M count=1 skip=$i 2>/dev/null
+			sleep 0.1
+		done
+	done) &
+	res=$($probe hotset /data/hot 7)
+	wait
+	sleep 1
+	after=$(trimmable)
+	t1=$(vmstat kswapd_unmapped_trim)
+	echo 0 > $control
+	hit=$(echo "$res" | awk '{ print int($2 * 1000) }')
+	if [ -n "$hit" ] && [ "$hit" -ge 990 ] && [ "$t1" -gt "$t0" ] && [ "$after" -le $((high + slack)) ]; then
+		pass "${lru}_control_hotset_kept: 1 MiB re-read every 200 ms beside a 256 MiB stream: $res; $((t1 - t0)) kswapd trims, unmapped cache $after <= high $high"
+	else
+		fail "${lru}_control_hotset_kept: $res; $((t1 - t0)) kswapd trims, unmapped cache $after pages, high $high (want hit >= 0.990, trims > 0, <= high)"
+	fi
+}
+
+control_dirty_idle() {	# dirty data over the limit: kswapd stays idle
+	local high k0 k1 w0 w1 t0 t1 d0 d1 c0 c1 t2 i
+	# max_unmapped_ratio 4 (about 10 MiB here), 24 MiB dirty: the data
+	# disk has room for that.
+	echo 4 > /proc/sys/vm/max_unmapped_ratio
+	high=$(limit_pages 4)
+	echo 3 > /proc/sys/vm/drop_caches
+	rm -f /data/dirty2
+	sync
+	echo 1 > $control
+	dd if=/dev/zero of=/data/dirty2 bs=1M count=24 2>/dev/null
+	d0=$($probe dirty /data/dirty2)
+	k0=$(kswapd_ticks)
+	w0=$(vmstat nr_written)
+	t0=$(vmstat kswapd_unmapped_trim)
+	# 5 s of small allocations: each one runs the check.
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		cat /data/hot > /dev/null
+		sleep 0.5
+	done
+	k1=$(kswapd_ticks)
+	w1=$(vmstat nr_written)
+	t1=$(vmstat kswapd_unmapped_trim)
+	d1=$($probe dirty /data/dirty2)
+	if [ "$d0" -gt "$high" ] && [ "$d1" -eq "$d0" ] && [ "$w1" -eq "$w0" ] &&
+		[ "$t1" -eq "$t0" ] && [ $((k1 - k0)) -le 10 ]; then
+		pass "control_dirty_kswapd_idle: $d0 dirty pages > high $high for 5 s: kswapd $((k1 - k0)) ticks, trims $t0 -> $t1, nr_written $w0 -> $w1, dirty -> $d1"
+	else
+		fail "control_dirty_kswapd_idle: $d0 dirty pages, high $high: kswapd $((k1 - k0)) ticks (want <= 10), trims $t0 -> $t1, nr_written $w0 -> $w1, dirty -> $d1 (want > high, all unchanged)"
+	fi
+	# Negative control: the same data once written back is clean,
+	# unmapped and over the limit: the control takes it.
+	c0=$(cached /data/dirty2)
+	sync
+	for i in 1 2 3 4; do
+		cat /data/hot > /dev/null
+		sleep 0.5
+	done
+	c1=$(cached /data/dirty2)
+	t2=$(vmstat kswapd_unmapped_trim)
+	echo 0 > $control
+	echo 16 > /proc/sys/vm/max_unmapped_ratio
+	if [ "$t2" -gt "$t1" ] && [ "$c1" -le $((c0 / 2)) ]; then
+		pass "control_dirty_control_clean_trimmed: after sync, $((t2 - t1)) trims, dirty2 cached $c0 -> $c1 pages"
+	else
+		fail "control_dirty_control_clean_trimmed: after sync, trims $t1 -> $t2, dirty2 cached $c0 -> $c1 pages (want a trim that takes at least half)"
+	fi
+	rm -f /data/dirty2
+}
+
+control_sysctl() {	# out-of-range writes: EINVAL and the value unchanged
+	local spec name val before err after
+	for spec in "unmapped_page_control 2" "unmapped_page_control -1" \
+		"max_unmapped_ratio 101" "max_unmapped_ratio -1" "min_unmapped_ratio 101"; do
+		name=${spec% *}
+		val=${spec#* }
+		before=$(cat "/proc/sys/vm/$name")
+		err=$( (echo "$val" > "/proc/sys/vm/$name") 2>&1)
+		after=$(cat "/proc/sys/vm/$name")
+		if echo "$err" | grep -q "Invalid argument" && [ "$after" = "$before" ]; then
+			pass "control_sysctl_${name}_${val}_rejected: EINVAL, still $after"
+		else
+			fail "control_sysctl_${name}_${val}_rejected: '$err', $before -> $after (want EINVAL, unchanged)"
+		fi
+	done
+	# Negative control: an in-range value is taken.
+	before=$(cat /proc/sys/vm/max_unmapped_ratio)
+	if echo 20 > /proc/sys/vm/max_unmapped_ratio && [ "$(cat /proc/sys/vm/max_unmapped_ratio)" = 20 ]; then
+		pass "control_sysctl_in_range_taken: max_unmapped_ratio $before -> 20"
+	else
+		fail "control_sysctl_in_range_taken: max_unmapped_ratio $before -> $(cat /proc/sys/vm/max_unmapped_ratio)"
+	fi
+	echo "$before" > /proc/sys/vm/max_unmapped_ratio
+}
+
 # Workers for the race case: worker.sh KIND END_SECONDS
 cat > /tmp/worker.sh <<'WORKER'
 end=$2
@@ -246,12 +416,27 @@ race() {	# race LRU: the mode beside a writer, a mapper and a reader
 	pass "${lru}_race_ran: $n rounds of \"unmapped\" (memcg and root) beside a writer, a mapper and a reader for 10 s (the log check below judges them)"
 }
 
+# The hot set of the control checks: 1 MiB, below the 1% low limit.
+with_control=0
+grep -q "unmapped_page_control=1" /proc/cmdline && with_control=1
+dd if=/data/c3 of=/data/hot bs=1M count=1 2>/dev/null
+sync
+[ $with_control = 1 ] && control_sysctl
 echo n > /sys/kernel/mm/lru_gen/enabled
 run_lru classic
 race classic
+if [ $with_control = 1 ]; then
+	control_bound classic
+	control_hotset classic
+fi
 if echo y > /sys/kernel/mm/lru_gen/enabled; then
 	run_lru mglru
 	race mglru
+	if [ $with_control = 1 ]; then
+		control_bound mglru
+		control_hotset mglru
+		control_dirty_idle
+	fi
 else
 	fail "mglru: cannot enable /sys/kernel/mm/lru_gen/enabled"
 fi
