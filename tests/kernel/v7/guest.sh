@@ -313,6 +313,40 @@ control_hotset() {	# control_hotset LRU: a small re-read file under a stream
 	fi
 }
 
+control_memory_low() {	# control_memory_low LRU: the trim honours memory.low
+	local lru=$1 a b a0 a1 a2 t0 t1
+	echo 3 > /proc/sys/vm/drop_caches
+	# Top-level cgroups: kswapd reclaims from the root, where a child's
+	# effective protection is bounded by its parent's.
+	a=$(newcg "$lru-ctl-low-a")
+	b=$(newcg "$lru-ctl-low-b")
+	echo 48M > "$a/memory.low"
+	incg "$a" dd if=/data/c0 of=/dev/null bs=1M count=44 2>/dev/null
+	a0=$(current_mib "$a")
+	echo 1 > $control
+	t0=$(vmstat kswapd_unmapped_trim)
+	incg "$b" cat /data/c1 /data/c2 > /dev/null
+	sleep 1
+	a1=$(current_mib "$a")
+	t1=$(vmstat kswapd_unmapped_trim)
+	if [ "$a0" -ge 40 ] && [ "$a1" -ge $((a0 - 2)) ] && [ "$t1" -gt "$t0" ]; then
+		pass "${lru}_control_memory_low_kept: a (low 48M) $a0 -> $a1 MiB while b streamed 128 MiB, $((t1 - t0)) trims"
+	else
+		fail "${lru}_control_memory_low_kept: a (low 48M) $a0 -> $a1 MiB while b streamed 128 MiB, $((t1 - t0)) trims (want a >= 40 and kept within 2 MiB, trims > 0)"
+	fi
+	# Negative control: without memory.low the same cache is trimmed.
+	echo 0 > "$a/memory.low"
+	incg "$b" cat /data/c3 > /dev/null
+	sleep 1
+	a2=$(current_mib "$a")
+	echo 0 > $control
+	if [ "$a1" -ge 40 ] && [ "$a2" -le $((a1 / 2)) ]; then
+		pass "${lru}_control_memory_low_control_unprotected_trimmed: a (low 0) $a1 -> $a2 MiB"
+	else
+		fail "${lru}_control_memory_low_control_unprotected_trimmed: a (low 0) $a1 -> $a2 MiB (want from >= 40 to at most half)"
+	fi
+}
+
 control_dirty_idle() {	# dirty data over the limit: kswapd stays idle
 	local high k0 k1 w0 w1 t0 t1 d0 d1 c0 c1 t2 i
 	# max_unmapped_ratio 4 (about 10 MiB here), 24 MiB dirty: the data
@@ -428,6 +462,7 @@ race classic
 if [ $with_control = 1 ]; then
 	control_bound classic
 	control_hotset classic
+	control_memory_low classic
 fi
 if echo y > /sys/kernel/mm/lru_gen/enabled; then
 	run_lru mglru
@@ -435,6 +470,7 @@ if echo y > /sys/kernel/mm/lru_gen/enabled; then
 	if [ $with_control = 1 ]; then
 		control_bound mglru
 		control_hotset mglru
+		control_memory_low mglru
 		control_dirty_idle
 	fi
 else
