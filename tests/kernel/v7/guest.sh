@@ -347,6 +347,55 @@ control_memory_low() {	# control_memory_low LRU: the trim honours memory.low
 	fi
 }
 
+control_lazyfree() {	# MADV_FREE over the limit: a failing trim backs off
+	local high t0 t1 t2 k0 k1 f0 f1 pid i after
+	echo 4 > /proc/sys/vm/max_unmapped_ratio
+	high=$(limit_pages 4)
+	echo 3 > /proc/sys/vm/drop_caches
+	f0=$(vmstat nr_inactive_file)
+	echo 1 > $control
+	t0=$(vmstat kswapd_unmapped_trim)
+	: > /tmp/lf.out
+	$probe lazyfree 32 > /tmp/lf.out 2>&1 &
+	pid=$!
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		grep -q lazyfree /tmp/lf.out && break
+		sleep 0.5
+	done
+	f1=$(vmstat nr_inactive_file)
+	k0=$(kswapd_ticks)
+	# 5 s of small allocations: each one runs the check.
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		cat /data/hot > /dev/null
+		sleep 0.5
+	done
+	k1=$(kswapd_ticks)
+	t1=$(vmstat kswapd_unmapped_trim)
+	# The count errs high by the lazyfree pages (documented), which the
+	# trim cannot take (mapped): after at most a few failing passes it
+	# backs off instead of repeating them.
+	if [ $((f1 - f0)) -ge 7000 ] && [ $((t1 - t0)) -le 3 ] && [ $((k1 - k0)) -le 10 ]; then
+		pass "control_lazyfree_backs_off: 32 MiB MADV_FREE (inactive file +$((f1 - f0)) pages, high $high): $((t1 - t0)) trims, kswapd $((k1 - k0)) ticks in 5 s"
+	else
+		fail "control_lazyfree_backs_off: 32 MiB MADV_FREE (inactive file +$((f1 - f0)) pages, high $high): $((t1 - t0)) trims, kswapd $((k1 - k0)) ticks in 5 s (want >= 7000 counted, <= 3 trims, <= 10 ticks)"
+	fi
+	kill $pid
+	wait $pid 2>/dev/null
+	# Control: the backoff does not outlive its cause; 64 MiB read once
+	# the lazyfree memory is gone is trimmed to the bound.
+	cat /data/c0 > /dev/null
+	sleep 1
+	t2=$(vmstat kswapd_unmapped_trim)
+	after=$(trimmable)
+	echo 0 > $control
+	echo 16 > /proc/sys/vm/max_unmapped_ratio
+	if [ "$t2" -gt "$t1" ] && [ "$after" -le $((high + slack)) ]; then
+		pass "control_lazyfree_control_trims_after: $((t2 - t1)) trims, unmapped cache $after <= high $high once it is gone"
+	else
+		fail "control_lazyfree_control_trims_after: trims $t1 -> $t2, unmapped cache $after, high $high (want a trim, <= high)"
+	fi
+}
+
 control_dirty_idle() {	# dirty data over the limit: kswapd stays idle
 	local high k0 k1 w0 w1 t0 t1 d0 d1 c0 c1 t2 i
 	# max_unmapped_ratio 4 (about 10 MiB here), 24 MiB dirty: the data
@@ -472,6 +521,7 @@ if echo y > /sys/kernel/mm/lru_gen/enabled; then
 		control_hotset mglru
 		control_memory_low mglru
 		control_dirty_idle
+		control_lazyfree
 	fi
 else
 	fail "mglru: cannot enable /sys/kernel/mm/lru_gen/enabled"

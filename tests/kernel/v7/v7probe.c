@@ -7,6 +7,9 @@
  *   v7probe dirty FILE    pages of FILE dirty or under writeback
  *   v7probe map FILE      map FILE shared, read every page, print "mapped",
  *                         then sleep until killed (the mapping stays)
+ *   v7probe lazyfree MIB  map MIB of anon memory, write every page, then
+ *                         madvise(MADV_FREE) it (it moves to the inactive
+ *                         file list), print "lazyfree", sleep until killed
  *   v7probe hotset FILE SECONDS
  *                         read FILE twice, then once every 200 ms for
  *                         SECONDS; before each read count its pages in the
@@ -85,6 +88,29 @@ static int map_file(const char *path)
 		pause();
 }
 
+static int lazyfree(long mib)
+{
+	size_t len = (size_t)mib << 20;
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	size_t off;
+
+	if (p == MAP_FAILED) {
+		perror("mmap");
+		return 1;
+	}
+	for (off = 0; off < len; off += 4096)
+		p[off] = 1;
+	if (madvise(p, len, MADV_FREE)) {
+		perror("madvise");
+		return 1;
+	}
+	printf("lazyfree %ld MiB\n", mib);
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
 static int read_all(const char *path)
 {
 	static char buf[1 << 16];
@@ -140,6 +166,8 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "map"))
 		return map_file(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "lazyfree"))
+		return lazyfree(atol(argv[2]));
 	if (argc == 4 && !strcmp(argv[1], "hotset"))
 		return hotset(argv[2], atoi(argv[3]));
 	if (argc == 3 && (!strcmp(argv[1], "cached") || !strcmp(argv[1], "dirty"))) {
@@ -149,6 +177,6 @@ int main(int argc, char **argv)
 			c.nr_dirty + c.nr_writeback));
 		return 0;
 	}
-	fprintf(stderr, "usage: v7probe cached|dirty|map FILE, hotset FILE SECONDS\n");
+	fprintf(stderr, "usage: v7probe cached|dirty|map FILE, hotset FILE SECONDS, lazyfree MIB\n");
 	return 2;
 }
