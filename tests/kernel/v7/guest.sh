@@ -352,7 +352,9 @@ control_lazyfree() {	# MADV_FREE over the limit: a failing trim backs off
 	echo 4 > /proc/sys/vm/max_unmapped_ratio
 	high=$(limit_pages 4)
 	echo 3 > /proc/sys/vm/drop_caches
-	f0=$(vmstat nr_inactive_file)
+	# The file LRU as a whole: on MGLRU the lazyfree folios' generation may
+	# count as active or inactive.
+	f0=$(($(vmstat nr_inactive_file) + $(vmstat nr_active_file)))
 	echo 1 > $control
 	t0=$(vmstat kswapd_unmapped_trim)
 	: > /tmp/lf.out
@@ -362,7 +364,7 @@ control_lazyfree() {	# MADV_FREE over the limit: a failing trim backs off
 		grep -q lazyfree /tmp/lf.out && break
 		sleep 0.5
 	done
-	f1=$(vmstat nr_inactive_file)
+	f1=$(($(vmstat nr_inactive_file) + $(vmstat nr_active_file)))
 	k0=$(kswapd_ticks)
 	# 5 s of small allocations: each one runs the check.
 	for i in 1 2 3 4 5 6 7 8 9 10; do
@@ -375,9 +377,9 @@ control_lazyfree() {	# MADV_FREE over the limit: a failing trim backs off
 	# trim cannot take (mapped): after at most a few failing passes it
 	# backs off instead of repeating them.
 	if [ $((f1 - f0)) -ge 7000 ] && [ $((t1 - t0)) -le 3 ] && [ $((k1 - k0)) -le 10 ]; then
-		pass "control_lazyfree_backs_off: 32 MiB MADV_FREE (inactive file +$((f1 - f0)) pages, high $high): $((t1 - t0)) trims, kswapd $((k1 - k0)) ticks in 5 s"
+		pass "control_lazyfree_backs_off: 32 MiB MADV_FREE (file LRU +$((f1 - f0)) pages, high $high): $((t1 - t0)) trims, kswapd $((k1 - k0)) ticks in 5 s"
 	else
-		fail "control_lazyfree_backs_off: 32 MiB MADV_FREE (inactive file +$((f1 - f0)) pages, high $high): $((t1 - t0)) trims, kswapd $((k1 - k0)) ticks in 5 s (want >= 7000 counted, <= 3 trims, <= 10 ticks)"
+		fail "control_lazyfree_backs_off: 32 MiB MADV_FREE (file LRU +$((f1 - f0)) pages, high $high): $((t1 - t0)) trims, kswapd $((k1 - k0)) ticks in 5 s (want >= 7000 counted, <= 3 trims, <= 10 ticks; probe: $(cat /tmp/lf.out))"
 	fi
 	kill $pid
 	wait $pid 2>/dev/null
@@ -393,6 +395,37 @@ control_lazyfree() {	# MADV_FREE over the limit: a failing trim backs off
 		pass "control_lazyfree_control_trims_after: $((t2 - t1)) trims, unmapped cache $after <= high $high once it is gone"
 	else
 		fail "control_lazyfree_control_trims_after: trims $t1 -> $t2, unmapped cache $after, high $high (want a trim, <= high)"
+	fi
+}
+
+dentries() { awk '$1 == "dentry" { print $2 }' /proc/slabinfo; }
+
+control_slab() {	# control_slab LRU: the trim leaves the dentry cache alone
+	local lru=$1 d0 d1 d2 t0 t1
+	echo 3 > /proc/sys/vm/drop_caches
+	ls -l /data/tree > /dev/null
+	d0=$(dentries)
+	echo 1 > $control
+	t0=$(vmstat kswapd_unmapped_trim)
+	cat /data/c0 /data/c1 /data/c2 > /dev/null
+	sleep 1
+	d1=$(dentries)
+	t1=$(vmstat kswapd_unmapped_trim)
+	echo 0 > $control
+	if [ "$d0" -ge 3000 ] && [ "$d1" -ge $((d0 * 9 / 10)) ] && [ "$t1" -gt "$t0" ]; then
+		pass "${lru}_control_slab_kept: dentries $d0 -> $d1 over $((t1 - t0)) trims of a 192 MiB stream"
+	else
+		fail "${lru}_control_slab_kept: dentries $d0 -> $d1 over $((t1 - t0)) trims (want >= 3000, >= 9/10 kept, trims > 0)"
+	fi
+	# Negative control: memory.reclaim's "unmapped" mode asked for the
+	# same cache at the root shrinks slab at its own scan priority.
+	cat /data/c0 /data/c1 /data/c2 > /dev/null
+	reclaim "$cg" "192M unmapped"
+	d2=$(dentries)
+	if [ "$d2" -le $((d1 * 3 / 4)) ]; then
+		pass "${lru}_control_slab_control_memory_reclaim_shrinks_it: dentries $d1 -> $d2"
+	else
+		fail "${lru}_control_slab_control_memory_reclaim_shrinks_it: dentries $d1 -> $d2 (want <= 3/4)"
 	fi
 }
 
@@ -503,6 +536,13 @@ race() {	# race LRU: the mode beside a writer, a mapper and a reader
 with_control=0
 grep -q "unmapped_page_control=1" /proc/cmdline && with_control=1
 dd if=/data/c3 of=/data/hot bs=1M count=1 2>/dev/null
+# 3000 empty files: dentries and inodes for the slab check.
+mkdir -p /data/tree
+i=0
+while [ $i -lt 3000 ]; do
+	: > /data/tree/f$i
+	i=$((i + 1))
+done
 sync
 [ $with_control = 1 ] && control_sysctl
 echo n > /sys/kernel/mm/lru_gen/enabled
@@ -512,6 +552,7 @@ if [ $with_control = 1 ]; then
 	control_bound classic
 	control_hotset classic
 	control_memory_low classic
+	control_slab classic
 fi
 if echo y > /sys/kernel/mm/lru_gen/enabled; then
 	run_lru mglru
@@ -520,6 +561,7 @@ if echo y > /sys/kernel/mm/lru_gen/enabled; then
 		control_bound mglru
 		control_hotset mglru
 		control_memory_low mglru
+		control_slab mglru
 		control_dirty_idle
 		control_lazyfree
 	fi
