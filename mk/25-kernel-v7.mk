@@ -63,6 +63,6 @@ kernel-v7-6.12-checkpatch: deps
 	kernel/scripts/checkpatch.sh kernel/VERSION-6.12-v7
 
 kernel-v7-6.12-functional: kernel-v7-6.12 $(V7PROBE) $(V7SELFTEST)
-	tests/kernel/v7/run.sh --kernel $(BUILD)/kernel/v7-612/uml-v7-6.12/linux --tag 6.12
+	tests/kernel/v7/run.sh --kernel $(BUILD)/kernel/v7-612/uml-v7-6.12/linux --tag 6.12 --no-control
 
 CHECK_SUITES += kernel-v7-checkpatch kernel-v7-functional

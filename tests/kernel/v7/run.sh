@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run.sh [--debug] [--kernel PATH --tag NAME] [--keep]
+# run.sh [--debug] [--kernel PATH --tag NAME] [--no-control] [--keep]
 #
 # The v7 series' functional suite: boots the UML kernel built from
 # kernel/patches-7.3/ (make kernel-v7: build/kernel/v7/uml-v7/linux) with
@@ -11,6 +11,9 @@
 # lockdep, KASAN), whose log must also be free of their reports.
 # --kernel boots another kernel (e.g. the 6.12 port, make
 # kernel-v7-6.12-functional); --tag names its logs (guest-NAME.out).
+# The kernel boots with unmapped_page_control=1 and the automatic control's
+# checks run; --no-control (a kernel without the control, e.g. the 6.12
+# port) boots without it and skips them.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -18,11 +21,13 @@ repo=$(cd "$here/../../.." && pwd)
 kernel=$repo/build/kernel/v7/uml-v7/linux
 keep=()
 suffix=
+append=(--append "unmapped_page_control=1")
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--debug) kernel=$repo/build/kernel/v7/uml-v7-debug/linux; suffix=-debug; shift ;;
 	--kernel) kernel=$2; shift 2 ;;
 	--tag) suffix=-$2; shift 2 ;;
+	--no-control) append=(); shift ;;
 	--keep) keep=(--keep); shift ;;
 	*) sed -n '2,/^set -uo/{/^set -uo/d;s/^# \{0,1\}//;p}' "$0" >&2; exit 2 ;;
 	esac
@@ -70,6 +75,7 @@ out=$work/guest$suffix.out
 start=$(date +%s)
 "$repo/tests/guest/uml-run.sh" --kernel "$kernel" --mem 256M \
 	--root "$work/root" --file "$probe" --file "$selftest" --disk-cow "$image" --timeout 900 \
+	"${append[@]}" \
 	--log "$work/console$suffix.log" "${keep[@]}" -- "$here/guest.sh" | tee "$out"
 rc=${PIPESTATUS[0]}
 secs=$(($(date +%s) - start))

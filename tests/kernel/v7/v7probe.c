@@ -7,6 +7,14 @@
  *   v7probe dirty FILE    pages of FILE dirty or under writeback
  *   v7probe map FILE      map FILE shared, read every page, print "mapped",
  *                         then sleep until killed (the mapping stays)
+ *   v7probe lazyfree MIB  map MIB of anon memory, write every page, then
+ *                         madvise(MADV_FREE) it (it moves to the inactive
+ *                         file list), print "lazyfree", sleep until killed
+ *   v7probe hotset FILE SECONDS
+ *                         read FILE twice, then once every 200 ms for
+ *                         SECONDS; before each read count its pages in the
+ *                         cache: print "hit RATIO rounds N min MIN", RATIO
+ *                         the share of reads that found their page cached
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -17,6 +25,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef __NR_cachestat
@@ -79,12 +88,88 @@ static int map_file(const char *path)
 		pause();
 }
 
+static int lazyfree(long mib)
+{
+	size_t len = (size_t)mib << 20;
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	size_t off;
+
+	if (p == MAP_FAILED) {
+		perror("mmap");
+		return 1;
+	}
+	for (off = 0; off < len; off += 4096)
+		p[off] = 1;
+	if (madvise(p, len, MADV_FREE)) {
+		perror("madvise");
+		return 1;
+	}
+	printf("lazyfree %ld MiB\n", mib);
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
+static int read_all(const char *path)
+{
+	static char buf[1 << 16];
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0) {
+		perror(path);
+		return -1;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		;
+	close(fd);
+	return n < 0 ? -1 : 0;
+}
+
+static int hotset(const char *path, int seconds)
+{
+	struct timespec nap = { 0, 200 * 1000 * 1000 };
+	unsigned long long hit = 0, total = 0;
+	double ratio, min = 1.0;
+	struct stat st;
+	struct cs c;
+	int rounds = 0;
+	time_t end;
+
+	if (stat(path, &st) || read_all(path) || read_all(path))
+		return 1;
+	end = time(NULL) + seconds;
+	while (time(NULL) < end) {
+		unsigned long long pages = (st.st_size + 4095) / 4096;
+
+		if (stat_file(path, &c))
+			return 1;
+		hit += c.nr_cache < pages ? c.nr_cache : pages;
+		total += pages;
+		ratio = (double)(c.nr_cache < pages ? c.nr_cache : pages) / pages;
+		if (ratio < min)
+			min = ratio;
+		if (read_all(path))
+			return 1;
+		rounds++;
+		nanosleep(&nap, NULL);
+	}
+	printf("hit %.4f rounds %d min %.4f\n", total ? (double)hit / total : 0.0,
+	       rounds, min);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct cs c;
 
 	if (argc == 3 && !strcmp(argv[1], "map"))
 		return map_file(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "lazyfree"))
+		return lazyfree(atol(argv[2]));
+	if (argc == 4 && !strcmp(argv[1], "hotset"))
+		return hotset(argv[2], atoi(argv[3]));
 	if (argc == 3 && (!strcmp(argv[1], "cached") || !strcmp(argv[1], "dirty"))) {
 		if (stat_file(argv[2], &c))
 			return 1;
@@ -92,6 +177,6 @@ int main(int argc, char **argv)
 			c.nr_dirty + c.nr_writeback));
 		return 0;
 	}
-	fprintf(stderr, "usage: v7probe cached|dirty|map FILE\n");
+	fprintf(stderr, "usage: v7probe cached|dirty|map FILE, hotset FILE SECONDS, lazyfree MIB\n");
 	return 2;
 }
