@@ -111,14 +111,16 @@ def control_s(results):
 
 
 def label(sc, figs):
-    """the scenario's name, with what the run says it ran: (d)'s backend when
-    one was asked for (UPCD_BACKEND), (i)'s form on a kernel with the
+    """the scenario's name, with what the run says it ran: (d)'s backend and
+    options when asked for (UPCD_BACKEND, UPCD_ARGS), (i)'s form on a kernel with the
     "unmapped" filter (bench/host/damos-pageout.sh)"""
     r = figs[0]["results"] if figs else {}
     text = SCENARIOS[sc]
     backend = re.search(r"upcc\.upcd_backend=(\S+)", r.get("cmdline", ""))
-    if sc == "d" and backend:
-        text = f"upcd --backend={backend.group(1)}"
+    args = re.search(r"upcc\.upcd_args=(\S+)", r.get("cmdline", ""))
+    if sc == "d" and (backend or args):
+        text = " ".join(["upcd"] + ([f"--backend={backend.group(1)}"] if backend else []) +
+                        (args.group(1).split(",") if args else []))
     if sc == "i" and r.get("damos_form") == "7.3":
         text = "DAMOS pageout, anon and mapped filtered out, free-memory goal"
     return f"({sc}) {text}"
