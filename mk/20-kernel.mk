@@ -5,7 +5,7 @@
 
 KERNEL_DIR := $(BUILD)/kernel
 
-.PHONY: kernel kernel-debug kernel-x86_64 kernel-x86_64-debug kernel-source kernel-checkpatch \
+.PHONY: kernel kernel-debug kernel-x86_64 kernel-x86_64-debug kernel-x86_64-7.3 kernel-source kernel-checkpatch \
 	kernel-kunit kernel-archive
 
 kernel-source: deps
@@ -30,6 +30,13 @@ kernel-x86_64: deps
 kernel-x86_64-debug: deps
 	kernel/scripts/build-kernel.sh x86_64 x86_64-debug
 	cp $(KERNEL_DIR)/x86_64-debug/arch/x86/boot/bzImage $(KERNEL_DIR)/x86_64-debug/bzImage
+
+# The stock 7.3 tree (kernel/VERSION-7.3, no series) as the bench's guest:
+# the same guest (kernel/configs/x86_64-guest.config) for HOST_KERNEL=,
+# where upcd's damon backend and DAMOS pageout have the unmapped filter.
+kernel-x86_64-7.3: deps
+	kernel/scripts/build-kernel.sh x86_64 x86_64-7.3
+	cp $(KERNEL_DIR)/x86_64-7.3/arch/x86/boot/bzImage $(KERNEL_DIR)/x86_64-7.3/bzImage
 
 kernel-checkpatch: deps
 	kernel/scripts/checkpatch.sh

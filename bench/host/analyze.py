@@ -15,6 +15,7 @@ Memory figures are medians over the repeats; timing figures are medians
 with their spread (min-max).
 """
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -109,6 +110,22 @@ def control_s(results):
     return max(0.0, ticks / USER_HZ - compact / 1e6)
 
 
+def label(sc, figs):
+    """the scenario's name, with what the run says it ran: (d)'s backend and
+    options when asked for (UPCD_BACKEND, UPCD_ARGS), (i)'s form on a kernel with the
+    "unmapped" filter (bench/host/damos-pageout.sh)"""
+    r = figs[0]["results"] if figs else {}
+    text = SCENARIOS[sc]
+    backend = re.search(r"upcc\.upcd_backend=(\S+)", r.get("cmdline", ""))
+    args = re.search(r"upcc\.upcd_args=(\S+)", r.get("cmdline", ""))
+    if sc == "d" and (backend or args):
+        text = " ".join(["upcd"] + ([f"--backend={backend.group(1)}"] if backend else []) +
+                        (args.group(1).split(",") if args else []))
+    if sc == "i" and r.get("damos_form") == "7.3":
+        text = "DAMOS pageout, anon and mapped filtered out, free-memory goal"
+    return f"({sc}) {text}"
+
+
 def control_text(sc, figs):
     if sc in "afg":
         return "–"
@@ -116,6 +133,10 @@ def control_text(sc, figs):
     compact = [v for v in col(figs, "compact_s") if v is not None]
     if compact and max(compact) > 0:
         text += f' + {spread(compact, "{:.2f}")} compaction'
+    # upcd's damon backend: its kdamond, counted in the control's CPU
+    kdamond = [v for v in col(figs, "kdamond_s") if v is not None]
+    if sc == "d" and kdamond and max(kdamond) > 0:
+        text += f' (of which kdamond {spread(kdamond, "{:.2f}")})'
     return text
 
 
@@ -184,6 +205,7 @@ def figures(path):
         "kswapd_s": (lambda d: None if d is None else d / USER_HZ)(delta(r, "kswapd_ticks")),
         "control_s": control_s(r),
         "compact_s": (lambda d: None if d is None else d / 1e6)(delta(r, "compact_usec")),
+        "kdamond_s": (lambda d: None if d is None else d / USER_HZ)(delta(r, "kdamond_ticks")),
         "refault": delta(r, "workingset_refault_file"),
         "psi": psi_avg10(r, "io_end"),
         "act_io": delta(r, "actions", "start", "io_end"), "act_all": delta(r, "actions"),
@@ -283,7 +305,7 @@ def cmd_table(results_dir, workload):
                 saved = 100.0 * (1 - total / med(col(base, "total_end")))
             per = "/".join(fmt(x) for x in figs[0]["per_guest"])
             print("| " + " | ".join([
-                f"({sc}) {SCENARIOS[sc]}", fmt(med(col(figs, "end_ram"))), per,
+                label(sc, figs), fmt(med(col(figs, "end_ram"))), per,
                 fmt(med(col(figs, "peak_ram"))), fmt(med(col(figs, "end_img"))),
                 f"**{fmt(total)}**", fmt(med(col(figs, "total_peak"))), fmt(saved, "{:.0f}%"),
                 fmt(med(col(figs, "unreported"))), fmt(med(col(figs, "file_end"))),
@@ -311,7 +333,7 @@ def cmd_table(results_dir, workload):
         acts = f'{fmt(med(col(figs, "act_io")))} / {fmt(med(col(figs, "act_all")))}'
         if sc in "afg":
             acts = "–"
-        row = [f"({sc}) {SCENARIOS[sc]}", fmt(end_ram), fmt(med(col(figs, "peak_ram"))),
+        row = [label(sc, figs), fmt(end_ram), fmt(med(col(figs, "peak_ram"))),
                fmt(saved, "{:.0f}%"), fmt(med(col(figs, "end_img"))),
                fmt(med(col(figs, "total_end"))), fmt(med(col(figs, "unreported"))),
                fmt(med(col(figs, "file_end"))), fmt(med(col(figs, "back_s")), "{:.1f}"),
@@ -340,7 +362,7 @@ def w5_table(found):
     for sc, figs in found.items():
         runs_text = " / ".join(f"{v:.0f}" for v in figs[0]["tps_runs"])
         print("| " + " | ".join([
-            f"({sc}) {SCENARIOS[sc]}", fmt(med(col(figs, "tps"))),
+            label(sc, figs), fmt(med(col(figs, "tps"))),
             spread(tps_ratios(found, sc), "{:.3f}"), runs_text or "–",
             fmt(med(col(figs, "ram_mean"))), fmt(med(col(figs, "end_ram"))),
             fmt(med(col(figs, "cached_mean"))), fmt(med(col(figs, "pg_read"))),
@@ -360,7 +382,7 @@ def cmd_headline(results_dir):
     for sc in SCENARIOS:
         if not any(sc in w[wl] for wl in w):
             continue
-        row = [f"({sc}) {SCENARIOS[sc]}"]
+        row = [label(sc, next((w[wl][sc] for wl in w if sc in w[wl]), []))]
         f1 = w["w1"].get(sc, [])
         row += [fmt(med(col(f1, "end_ram"))), fmt(med(col(f1, "total_end")))]
         for wl in ("w2", "w3"):
@@ -384,7 +406,7 @@ def cmd_plot(results_dir, workload, png):
             for s in figs[0]["host"]:
                 f.write(f'{s["t"]:.1f} {s["ram"] + (s["img"] if total else 0):.1f}\n')
             f.write("\n\n")
-    plots = [f"'{data}' index {i} using 1:2 with lines lw 2 title '({sc}) {SCENARIOS[sc]}'"
+    plots = [f"'{data}' index {i} using 1:2 with lines lw 2 title '{label(sc, found[sc])}'"
              for i, sc in enumerate(found)]
     what = ("Host total (3 guests' RAM held + host cache of the one image)" if total else
             "Host memory held by the guest (RSS of guest RAM in QEMU)")

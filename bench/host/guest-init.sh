@@ -75,7 +75,9 @@ comm_ticks() {
 }
 control_ticks() {
 	case $scenario in
-	b | c | d | h) [ -n "$control" ] && pid_ticks "$control" || echo 0 ;;
+	b | c | h) [ -n "$control" ] && pid_ticks "$control" || echo 0 ;;
+	# upcd's damon backend acts through its kdamond: upcd's cost too
+	d) echo $(( $([ -n "$control" ] && pid_ticks "$control" || echo 0) + $(comm_ticks kdamond) )) ;;
 	e) comm_ticks kswapd ;;	# the series reclaims in kswapd
 	i) comm_ticks kdamond ;;
 	*) echo 0 ;;
@@ -100,6 +102,7 @@ snap() {
 			$1 ~ /unmapped/ { print "R " l "_" $1, $2 }' /proc/vmstat
 		echo "R $1_kswapd_ticks $(comm_ticks kswapd)"
 		echo "R $1_control_ticks $(control_ticks)"
+		echo "R $1_kdamond_ticks $(comm_ticks kdamond)"
 		echo "R $1_actions $(actions)"
 		# upcd's compaction runs in its thread, so in its CPU: apart.
 		if [ "$scenario" = d ]; then
@@ -181,9 +184,10 @@ d)
 	# upcd with its defaults: the system scope, whose fadvise inventory
 	# walks the local disk-backed mounts (here /data; the initramfs root is
 	# memory-backed and left alone).  upcc.upcd_args (commas for spaces)
-	# gives other options.
+	# gives other options, upcc.upcd_backend=NAME the backend (--backend=).
 	upcd_args=$(param upcd_args | tr , ' ')
-	upcd $upcd_args >/tmp/upcd.out 2>&1 &
+	upcd_backend=$(param upcd_backend)
+	upcd ${upcd_backend:+--backend=$upcd_backend} $upcd_args >/tmp/upcd.out 2>&1 &
 	control=$!
 	;;
 h)
@@ -301,7 +305,10 @@ d)
 	upcc status 2>&1 | sed 's/^/R upcc_status /' >$out
 	;;
 h) grep -c '^backoff' $actions_log | sed 's/^/R agent_backoffs /' >$out ;;
-i) sh /bin/damos-pageout.sh stats | sed 's/^/R damos /' >$out ;;
+i)
+	sh /bin/damos-pageout.sh stats | sed 's/^/R damos /' >$out
+	result damos_form "$(cat /tmp/damos-form 2>/dev/null)"
+	;;
 esac
 [ -n "$control" ] && kill "$control" 2>/dev/null
 kill $sampler

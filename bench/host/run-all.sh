@@ -14,7 +14,8 @@
 # FULL_RAM_MIB (default 512), SCENARIOS, WORKLOADS, REPEATS (default 3),
 # IDLE_S (default 30), IO_S (W2/W3 I/O phase, default 60), STREAM_RATE
 # (MiB/s, default 32), RESULTS (default build/bench-host/results-MODE),
-# W5_SECONDS (each of W5's pgbench runs, default 60).  W5 boots the Debian
+# W5_SECONDS (each of W5's pgbench runs, default 60), UPCD_BACKEND (scenario
+# (d)'s upcd --backend=, default upcd's own; run-scenario.sh).  W5 boots the Debian
 # image of tests/systemd/mkimage.sh with postgresql-15 (cached under
 # build/bench-host/pg-image/) and a database of >= 1.5 x guest RAM
 # (bench/host/mkpgdata.sh, cached by its inputs).
@@ -77,6 +78,7 @@ mkdir -p "$results"
 	[ -z "$pgdata" ] || echo "w5_scale $w5_scale"
 	echo "repeats $repeats"
 	echo "kernel $(basename "$kernel")"
+	[ -z "${UPCD_BACKEND:-}" ] || echo "upcd_backend $UPCD_BACKEND"
 	echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 } >"$results/setup"
 failed=0

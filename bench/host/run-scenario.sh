@@ -17,7 +17,9 @@
 # mount, bench/host/loopimg.sh) and CACHE_NONE_BACKING (the loop's backing
 # file); IO_S and STREAM_RATE set W2/W3's I/O phase (60 s, 32 MiB/s).
 # UPCD_ARGS (commas for spaces) adds to (d)'s upcd command line, UPCD_LOG=N
-# puts the last N lines of its log in guest.tsv (5).
+# puts the last N lines of its log in guest.tsv (5); UPCD_BACKEND=NAME runs
+# (d)'s upcd with --backend=NAME (fadvise, damon, ...; default: upcd's own,
+# auto), so that one scenario measures each backend on the same guest.
 # OUTDIR gets host.tsv (hostsample columns), guest.tsv (or guest1..3.tsv:
 # every line of the guest's ttyS1 prefixed with host t_ms), console.log and
 # qemu.cmd (per guest with a suffix for w4).  The host page cache of IMAGE
@@ -26,7 +28,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 top=$PWD
-[ $# -eq 8 ] || { sed -n '2,26p' "$0" >&2; exit 2; }
+[ $# -eq 8 ] || { sed -n '2,28p' "$0" >&2; exit 2; }
 kernel=$1 initrd=$2 image=$3 ram_mib=$4 scenario=$5 workload=$6 idle=$7 outdir=$8
 hostsample=$top/build/bench-host/hostsample
 timeout_s=${RUN_TIMEOUT:-900}
@@ -78,6 +80,7 @@ append="$append tsc_early_khz=$("$hostsample" --tsc-khz) tsc=reliable"
 [ "$scenario" = e ] && append="$append unmapped_page_control"
 [ -n "${UPCD_ARGS:-}" ] && append="$append upcc.upcd_args=$UPCD_ARGS"
 [ -n "${UPCD_LOG:-}" ] && append="$append upcc.upcd_log=$UPCD_LOG"
+[ -n "${UPCD_BACKEND:-}" ] && append="$append upcc.upcd_backend=$UPCD_BACKEND"
 [ "$workload" = w5 ] && append="$append upcc.w5_s=${W5_SECONDS:-60}"
 # W5 writes its database to an overlay beside the image it is made from
 # (under (g), on the loop mount, where O_DIRECT works), one per run.
